@@ -1,0 +1,153 @@
+"""The segment catalog: one TSV row per segment, written atomically, updated under a lock.
+
+Every write goes to a temp file, is fsynced, and replaces the catalog by rename, so a reader
+(or a crash) sees either the old catalog or the new one, never a mix. Updates take an exclusive
+flock on a sibling lock file around read-change-write, so concurrent jobs never lose each
+other's marks.
+"""
+
+from __future__ import annotations
+
+import csv
+import fcntl
+import os
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from narrator.audio import WavRecord, fsync_dir
+from narrator.errors import CatalogError
+
+COLUMNS = (
+    "segment_id",
+    "sequence",
+    "chapter",
+    "chapter_title",
+    "paragraph",
+    "text",
+    "pause_after",
+    "wav_path",
+    "status",
+    "frames",
+    "sample_rate",
+    "sha256",
+    "render_seconds",
+    "completed_at",
+)
+QUEUED = "queued"
+COMPLETED = "completed"
+#: Columns that describe a published WAV; cleared whenever a row goes back to queued.
+_RECORD_COLUMNS = ("frames", "sample_rate", "sha256", "render_seconds", "completed_at")
+
+Row = dict[str, str]
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.lock")
+
+
+def read_catalog(path: str | Path) -> list[Row]:
+    """All rows, every value a string exactly as written."""
+    path = Path(path)
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.reader(handle, delimiter="\t")
+            header = next(reader, None)
+            if header is None or tuple(header) != COLUMNS:
+                raise CatalogError(f"{path}: not a narrator catalog (unexpected header)")
+            rows = [dict(zip(COLUMNS, values, strict=True)) for values in reader]
+    except FileNotFoundError:
+        raise CatalogError(f"{path}: no catalog here; run snakemake to plan the book first") from None
+    except (ValueError, csv.Error, UnicodeDecodeError) as error:
+        raise CatalogError(f"{path}: the catalog is malformed ({error})") from None
+    return rows
+
+
+def write_catalog(path: str | Path, rows: Iterable[Mapping[str, str]]) -> None:
+    """Replace the catalog atomically: temp file, fsync, rename, fsync the directory."""
+    path = Path(path)
+    temp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    with open(temp, "w", newline="", encoding="utf-8") as handle:
+        # Quoting every field keeps tabs, newlines, carriage returns and quotes in text exact.
+        writer = csv.writer(handle, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_ALL)
+        writer.writerow(COLUMNS)
+        writer.writerows([row[column] for column in COLUMNS] for row in rows)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temp, path)
+    fsync_dir(path.parent)
+
+
+@contextmanager
+def locked(path: str | Path) -> Iterator[None]:
+    """Hold the catalog's exclusive lock (between processes and between threads alike)."""
+    # Each caller opens its own descriptor: flock then excludes other threads of this process too.
+    with open(_lock_path(Path(path)), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def update_rows(path: str | Path, changes: Mapping[str, Mapping[str, str]]) -> None:
+    """Apply column changes to rows by segment id, under the lock, as one atomic rewrite."""
+    with locked(path):
+        rows = read_catalog(path)
+        known = {row["segment_id"] for row in rows}
+        missing = sorted(set(changes) - known)
+        if missing:
+            raise CatalogError(f"{path}: no rows for segments {', '.join(missing)}")
+        for row in rows:
+            row.update(changes.get(row["segment_id"], {}))
+        write_catalog(path, rows)
+
+
+def completed_fields(record: WavRecord, render_seconds: float | None) -> Row:
+    return {
+        "status": COMPLETED,
+        "frames": str(record.frames),
+        "sample_rate": str(record.sample_rate),
+        "sha256": record.sha256,
+        "render_seconds": "" if render_seconds is None else f"{render_seconds:.3f}",
+        "completed_at": f"{time.time():.3f}",
+    }
+
+
+def queued_fields() -> Row:
+    return {"status": QUEUED, **{column: "" for column in _RECORD_COLUMNS}}
+
+
+def mark_completed(path: str | Path, segment_id: str, record: WavRecord, render_seconds: float) -> None:
+    update_rows(path, {segment_id: completed_fields(record, render_seconds)})
+
+
+def mark_queued(path: str | Path, segment_ids: Iterable[str]) -> None:
+    update_rows(path, {segment_id: queued_fields() for segment_id in segment_ids})
+
+
+def recorded(row: Mapping[str, str]) -> WavRecord:
+    """The WAV record a completed row promises."""
+    return WavRecord(frames=int(row["frames"]), sample_rate=int(row["sample_rate"]), sha256=row["sha256"])
+
+
+_segment_cache: dict[str, Row] = {}
+_segment_cache_lock = threading.Lock()
+
+
+def segment_row(path: str | Path, segment_id: str) -> Row:
+    """The row of one segment, from a per-process cache of the catalog.
+
+    Segment ids are content hashes, so a cached row's text can never be stale; a miss
+    (a new book plan) reloads the catalog once.
+    """
+    with _segment_cache_lock:
+        row = _segment_cache.get(segment_id)
+        if row is None:
+            _segment_cache.update({r["segment_id"]: r for r in read_catalog(path)})
+            row = _segment_cache.get(segment_id)
+        if row is None:
+            raise CatalogError(f"{path}: segment {segment_id} is not in the catalog")
+        return dict(row)

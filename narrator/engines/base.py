@@ -1,0 +1,48 @@
+"""The one engine interface every text-to-speech backend implements."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from narrator.errors import UserError
+
+
+class EngineError(UserError):
+    """An engine could not load or synthesize; the message is meant for the user."""
+
+
+class Engine(abc.ABC):
+    """A loaded text-to-speech model.
+
+    Engines know nothing of Snakemake or the catalog. ``load`` is called once per process
+    (the registry caches the instance), so it may be slow; ``synthesize`` is called once per
+    segment, possibly from several threads at once, and must be safe under that.
+    ``synthesize`` must be deterministic: the same text, seed and options give the same samples.
+    """
+
+    name: ClassVar[str]
+    #: Longest text, in characters, the engine renders well in one call.
+    max_chars: ClassVar[int]
+
+    @classmethod
+    def device(cls, options: Mapping[str, Any]) -> str:
+        """Where this engine runs with these options: "cpu" or "cuda"; decides the gpu resource."""
+        return "cpu"
+
+    @classmethod
+    @abc.abstractmethod
+    def load(cls, options: Mapping[str, Any]) -> Engine:
+        """Load the model once; raise EngineError with a one-line reason on failure."""
+
+    @property
+    @abc.abstractmethod
+    def sample_rate(self) -> int:
+        """Sample rate in Hz of what ``synthesize`` returns."""
+
+    @abc.abstractmethod
+    def synthesize(self, text: str, *, seed: int) -> np.ndarray:
+        """Render text to mono float32 samples in [-1, 1]; any noise is drawn from ``seed``."""

