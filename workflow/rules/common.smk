@@ -2,9 +2,8 @@
 import sys
 from pathlib import Path
 
-from snakemake.utils import validate
-
 from narrator import catalog as narrator_catalog
+from narrator.config import validate_config
 from narrator.engines import engine_class
 from narrator.errors import UserError
 from narrator.ingest import book_id_for, read_book
@@ -17,11 +16,7 @@ def fail(message):
 
 
 try:
-    validate(config, schema="../schemas/config.schema.yaml")
-except Exception as error:
-    fail(f"invalid config: {str(error).splitlines()[0]}")
-
-try:
+    validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
     ENGINE = engine_class(config["engine"])
     # Reading the book here catches a missing, binary or non-UTF-8 book before any job starts.
     read_book(config["book"])
