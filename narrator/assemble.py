@@ -23,7 +23,11 @@ def verified_pcm(row: Row) -> np.ndarray:
     except FileNotFoundError:
         raise AudioCheckError("WAV is missing") from None
     found, pcm = decode_verified(data, text_chars=len(row["text"]))
-    if found != recorded(row):
+    try:
+        promised = recorded(row)
+    except ValueError:
+        raise AudioCheckError("has a malformed record in the catalog") from None
+    if found != promised:
         raise AudioCheckError("WAV differs from what the catalog recorded")
     return pcm
 

@@ -86,8 +86,8 @@ def decode_verified(
             comment = wav.comment or ""
             rate, channels = wav.samplerate, wav.channels
             pcm = wav.read(dtype="int16")
-    except (sf.LibsndfileError, RuntimeError, TypeError) as error:
-        raise AudioCheckError(f"does not decode as audio ({error})") from None
+    except (sf.LibsndfileError, RuntimeError, TypeError):
+        raise AudioCheckError("does not decode as a WAV") from None
     if channels != 1:
         raise AudioCheckError(f"has {channels} channels, expected mono")
     if sample_rate is not None and rate != sample_rate:

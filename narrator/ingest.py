@@ -27,8 +27,16 @@ class Book:
 
 # Format controls and zero-width characters are invisible and only confuse engines.
 _INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
+_NUMBER_WORDS = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+    "|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|first|second|third|fourth|fifth|sixth"
+    "|seventh|eighth|ninth|tenth|last"
+)
+# "Chapter 12", "CHAPTER XIV.", "Part Two: ...", "Book the First"; not "Part of me wanted ...".
 _TXT_CHAPTER = re.compile(
-    r"^\s*(chapter|book|part)\s+([0-9]+|[ivxlcdm]+|[a-z]+(-[a-z]+)?)\b[.:]?\s*(.*)$", re.IGNORECASE
+    rf"^\s*(chapter|book|part)\s+(the\s+)?([0-9]+|[ivxlcdm]+|(?:{_NUMBER_WORDS})(?:-(?:{_NUMBER_WORDS}))?)\b"
+    r"[.:]?\s*(.*)$",
+    re.IGNORECASE,
 )
 
 
@@ -120,7 +128,7 @@ def read_markdown(path: Path, text: str) -> Book:
                 continue
             if heading_level and heading_level < chapter_level:
                 book_title = content
-            elif heading_level == chapter_level:
+            elif heading_level and heading_level == chapter_level:
                 if paragraphs or title:
                     chapters.append(Chapter(title, tuple(paragraphs)))
                 title, paragraphs = content, []

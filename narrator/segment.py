@@ -63,16 +63,22 @@ def segment_book(book: Book, budget: int, language: str = "en") -> Iterator[Segm
     """Every segment of the book in reading order, each at most ``budget`` characters."""
     for chapter_index, chapter in enumerate(book.chapters, start=1):
         units: list[tuple[int, str, str]] = []
-        if chapter.title:
-            units += [(0, piece, "clause") for piece in split_to_budget(chapter.title, budget)]
+        title_pieces = split_to_budget(chapter.title, budget)
+        if title_pieces:
+            units += [(0, piece, "clause") for piece in title_pieces]
             units[-1] = (0, units[-1][1], "paragraph")
         for paragraph_index, paragraph in enumerate(chapter.paragraphs, start=1):
-            for sentence in split_sentences(paragraph, language):
+            sentences = split_sentences(paragraph, language)
+            if not sentences:
+                continue  # a blank paragraph says nothing
+            for sentence in sentences:
                 pieces = split_to_budget(sentence, budget)
                 units += [(paragraph_index, piece, "clause") for piece in pieces[:-1]]
                 units.append((paragraph_index, pieces[-1], "sentence"))
             last = units[-1]
             units[-1] = (last[0], last[1], "paragraph")
+        if not units:
+            continue  # a chapter with nothing to speak
         last = units[-1]
         last_chapter = chapter_index == len(book.chapters)
         units[-1] = (last[0], last[1], "end" if last_chapter else "chapter")

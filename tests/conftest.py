@@ -1,0 +1,108 @@
+"""Shared fixtures: a throwaway copy of the workflow and a way to run real Snakemake in it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import soundfile as sf
+
+REPO = Path(__file__).resolve().parent.parent
+WORKFLOW_FILES = ("Snakefile", "config.yaml", "workflow", "profiles")
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+#: The README's run command; tests add --config engine=espeak for speed.
+RUN_ARGS = ["--cores", "8", "--resources", "gpu=1"]
+
+
+class Workdir:
+    """A copy of the workflow in a temp dir, where real snakemake runs happen."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.mkdir(parents=True)
+        for name in WORKFLOW_FILES:
+            source = REPO / name
+            if source.is_dir():
+                shutil.copytree(source, path / name)
+            else:
+                shutil.copy2(source, path / name)
+
+    def snakemake(self, *args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess:
+        result = subprocess.run(
+            [*SNAKEMAKE, *args], check=False, cwd=self.path, capture_output=True, text=True, timeout=timeout
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"snakemake {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+        return result
+
+    def run_book(self, *config: str, check: bool = True) -> subprocess.CompletedProcess:
+        return self.snakemake(*RUN_ARGS, "--config", "engine=espeak", *config, check=check)
+
+    def start_book(self, *config: str) -> subprocess.Popen:
+        """Start a run in its own process group, so the whole group can be killed at once."""
+        return subprocess.Popen(
+            [*SNAKEMAKE, *RUN_ARGS, "--config", "engine=espeak", *config],
+            cwd=self.path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    def narrator(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "narrator", *args],
+            check=False,
+            cwd=self.path,
+            capture_output=True,
+            text=True,
+        )
+
+    def results(self, book_id: str = "sample") -> Path:
+        return self.path / "results" / book_id
+
+    def rendered_jobs(self) -> list[str]:
+        """Segment ids of every render job Snakemake started in this workdir, from its own logs."""
+        started = []
+        for log in sorted((self.path / ".snakemake" / "log").glob("*.snakemake.log")):
+            rule = None
+            for line in log.read_text(errors="replace").splitlines():
+                if line.lstrip().startswith(("rule ", "localrule ")):
+                    rule = line.split()[-1].rstrip(":")
+                elif rule == "render_segment" and line.strip().startswith("wildcards:"):
+                    started.append(line.split("segment=")[1].split(",")[0].strip())
+                    rule = None
+        return started
+
+
+def kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
+def read_audio(path: Path):
+    data, rate = sf.read(path, dtype="int16")
+    return data, rate
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Workdir:
+    return Workdir(tmp_path / "work")
+
+
+@pytest.fixture(scope="session")
+def reference_book(tmp_path_factory: pytest.TempPathFactory):
+    """The sample book rendered once, uninterrupted, with espeak: (samples, rate, catalog rows)."""
+    from narrator.catalog import read_catalog
+
+    work = Workdir(tmp_path_factory.mktemp("reference") / "work")
+    work.run_book()
+    data, rate = read_audio(work.results() / "sample.wav")
+    return data, rate, read_catalog(work.results() / "catalog.tsv"), work

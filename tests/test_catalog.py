@@ -1,0 +1,263 @@
+"""The catalog TSV: exact round trips (ours and pandas'), locked concurrent updates, bad files."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from narrator import catalog
+from narrator.audio import WavRecord
+from narrator.catalog import (
+    COLUMNS,
+    COMPLETED,
+    QUEUED,
+    mark_completed,
+    mark_queued,
+    read_catalog,
+    update_rows,
+    write_catalog,
+)
+from narrator.errors import CatalogError
+from narrator.plan import plan_rows, render_key, write_plan
+
+NASTY_TEXTS = [
+    "plain",
+    "tab\tinside",
+    "\tleading tab",
+    "new\nline",
+    "ends with newline\n",
+    "carriage\rreturn",
+    "crlf\r\ninside",
+    "\r\n",
+    'double "quotes" inside',
+    '"leading quote',
+    'trailing quote"',
+    '""',
+    '"',
+    "  leading and trailing spaces  ",
+    " ",
+    "NA",
+    "N/A",
+    "nan",
+    "NaN",
+    "null",
+    "None",
+    "#",
+    "# not a comment",
+    "",
+    "emoji \U0001f600\U0001f468\u200d\U0001f469\u200d\U0001f467",
+    "line\u2028separator and para\u2029separator",
+    "combining e\u0301 n\u0303 a\u030a",
+    "RTL \u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627 \u200f!",
+    "back\\slash \\t \\n",
+    "comma, semicolon; pipe | apostrophe's",
+    "\x0bvertical\x0cform",
+    "1e5",
+    "007",
+    "True",
+]
+
+
+def _row(index: int, text: str, **fields: str) -> dict[str, str]:
+    row = {column: "" for column in COLUMNS}
+    row.update(
+        segment_id=f"seg{index:04d}",
+        sequence=str(index + 1),
+        chapter="1",
+        chapter_title=text,
+        paragraph="1",
+        text=text,
+        pause_after="sentence",
+        wav_path=f"segments/seg{index:04d}.wav",
+        status=QUEUED,
+    )
+    row.update(fields)
+    return row
+
+
+def _pandas_rows(path: Path) -> list[dict[str, str]]:
+    frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    assert tuple(frame.columns) == COLUMNS
+    return frame.to_dict("records")
+
+
+def test_round_trip_of_nasty_texts(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.tsv"
+    rows = [_row(i, text) for i, text in enumerate(NASTY_TEXTS)]
+    write_catalog(path, rows)
+    assert read_catalog(path) == rows
+    assert _pandas_rows(path) == rows
+    assert [row["text"] for row in _pandas_rows(path)] == NASTY_TEXTS
+
+
+@pytest.mark.parametrize("text", NASTY_TEXTS)
+def test_each_nasty_text_alone_round_trips(tmp_path: Path, text: str) -> None:
+    # Alone, a text is also the first and last row, where parsers tend to trip.
+    path = tmp_path / "catalog.tsv"
+    rows = [_row(0, text)]
+    write_catalog(path, rows)
+    assert read_catalog(path) == rows
+    assert _pandas_rows(path) == rows
+
+
+def test_realistic_plan_round_trips_through_pandas(tmp_path: Path) -> None:
+    book = tmp_path / "odd-book.md"
+    book.write_text(
+        "# Odd Book\n\n"
+        '## "Quoted" Title \U0001f600\n\n'
+        '"Leading quote," she said.\tThen\ttabs.\n\n'
+        "NA\n\n"
+        "null\n\n"
+        "\\#\n\n"
+        "Caf\u00e9 cre\u0300me, \u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627, "
+        "emoji \U0001f468\u200d\U0001f469\u200d\U0001f467 and 'single' quotes.\n\n"
+        "## Second\u2028Chapter\n\n"
+        'He wrote "#1" on a line\u2028then another; back\\\\slash.\n',
+        encoding="utf-8",
+    )
+    catalog_path = tmp_path / "results" / "odd-book" / "catalog.tsv"
+    catalog_path.parent.mkdir(parents=True)
+    options = {"voice": "en-us", "rate": 175}
+    summary = write_plan(book, catalog_path, engine="espeak", options=options, budget=400)
+    assert "planned" in summary
+    expected = plan_rows(book, catalog_path.parent / "segments", render_key("espeak", options), 400)
+    texts = [row["text"] for row in expected]
+    assert "NA" in texts and "null" in texts and "#" in texts
+    assert any(text.startswith('"Leading quote,"') for text in texts)
+    assert read_catalog(catalog_path) == expected
+    assert _pandas_rows(catalog_path) == expected
+    frame = pd.read_csv(catalog_path, sep="\t", dtype=str, keep_default_na=False)
+    assert frame["text"].tolist() == texts
+    assert frame["chapter_title"].tolist() == [row["chapter_title"] for row in expected]
+    assert len(set(frame["segment_id"])) == len(frame)
+
+
+# --- concurrent updates ----------------------------------------------------------------------
+
+
+def _record(index: int) -> WavRecord:
+    return WavRecord(frames=1000 + index, sample_rate=22050, sha256=f"{index:064x}")
+
+
+def _mark_many(path: str, indices: list[int], barrier) -> None:
+    barrier.wait()
+    for index in indices:
+        mark_completed(path, f"seg{index:04d}", _record(index), render_seconds=index / 1000)
+
+
+def _hundred_rows(path: Path) -> None:
+    write_catalog(path, [_row(i, f'Sentence number {i}.\t"q"\n') for i in range(100)])
+
+
+def _check_all_marked(path: Path) -> None:
+    rows = read_catalog(path)
+    assert len(rows) == 100
+    for index, row in enumerate(rows):
+        assert row["segment_id"] == f"seg{index:04d}"
+        assert row["text"] == f'Sentence number {index}.\t"q"\n'
+        assert row["status"] == COMPLETED, f"lost update for {row['segment_id']}"
+        assert catalog.recorded(row) == _record(index)
+        assert row["render_seconds"] == f"{index / 1000:.3f}"
+        assert row["completed_at"]
+    assert len(_pandas_rows(path)) == 100
+    # No temp file of an atomic write is left behind.
+    assert not [p.name for p in path.parent.iterdir() if ".tmp-" in p.name]
+
+
+def test_concurrent_processes_lose_no_marks(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.tsv"
+    _hundred_rows(path)
+    context = multiprocessing.get_context("fork")
+    workers = 4
+    barrier = context.Barrier(workers)
+    # Interleaved shares, so neighbouring rows are marked by different processes.
+    processes = [
+        context.Process(target=_mark_many, args=(str(path), list(range(w, 100, workers)), barrier))
+        for w in range(workers)
+    ]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout=60)
+    assert [process.exitcode for process in processes] == [0] * workers
+    _check_all_marked(path)
+
+
+def test_concurrent_threads_lose_no_marks(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.tsv"
+    _hundred_rows(path)
+    workers = 4
+    barrier = threading.Barrier(workers)
+    with ThreadPoolExecutor(workers) as pool:
+        futures = [
+            pool.submit(_mark_many, str(path), list(range(w, 100, workers)), barrier) for w in range(workers)
+        ]
+    assert [future.result(timeout=60) for future in futures] == [None] * workers  # re-raises errors
+    _check_all_marked(path)
+
+
+# --- updates and errors ----------------------------------------------------------------------
+
+
+def test_mark_queued_clears_the_record(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.tsv"
+    _hundred_rows(path)
+    mark_completed(path, "seg0003", _record(3), 1.5)
+    mark_completed(path, "seg0004", _record(4), 1.5)
+    mark_queued(path, ["seg0003"])
+    rows = {row["segment_id"]: row for row in read_catalog(path)}
+    assert rows["seg0003"]["status"] == QUEUED
+    assert all(rows["seg0003"][c] == "" for c in ("frames", "sample_rate", "sha256", "completed_at"))
+    assert rows["seg0004"]["status"] == COMPLETED
+
+
+def test_update_rows_with_unknown_id_raises_and_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.tsv"
+    _hundred_rows(path)
+    before = path.read_bytes()
+    with pytest.raises(CatalogError, match="nosuchsegment"):
+        update_rows(path, {"seg0001": {"status": COMPLETED}, "nosuchsegment": {"status": COMPLETED}})
+    assert path.read_bytes() == before
+
+
+def test_mark_completed_unknown_id_raises(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.tsv"
+    _hundred_rows(path)
+    with pytest.raises(CatalogError):
+        mark_completed(path, "missing", _record(0), 0.1)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "id\ttext\nx\ty\n",
+        "\t".join(COLUMNS[:-1]) + "\n",
+        "\t".join(reversed(COLUMNS)) + "\n",
+        ",".join(COLUMNS) + "\n",
+        "",
+    ],
+)
+def test_wrong_header_raises(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "catalog.tsv"
+    path.write_text(content)
+    with pytest.raises(CatalogError, match="not a narrator catalog"):
+        read_catalog(path)
+
+
+def test_short_row_raises(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.tsv"
+    write_catalog(path, [_row(0, "ok")])
+    with open(path, "a") as handle:
+        handle.write('"seg9"\t"2"\n')
+    with pytest.raises(CatalogError, match="malformed"):
+        read_catalog(path)
+
+
+def test_missing_catalog_raises(tmp_path: Path) -> None:
+    with pytest.raises(CatalogError, match="no catalog here"):
+        read_catalog(tmp_path / "nope" / "catalog.tsv")

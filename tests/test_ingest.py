@@ -1,0 +1,216 @@
+"""Reading books: chapters, cleaning, slugs, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from narrator.errors import BookError
+from narrator.ingest import Book, book_id_for, clean_text, read_book
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _shape(book: Book) -> list[tuple[str, tuple[str, ...]]]:
+    return [(c.title, c.paragraphs) for c in book.chapters]
+
+
+# --- markdown --------------------------------------------------------------------------------
+
+
+def test_markdown_lone_h1_is_title_and_h2s_are_chapters(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "novel.md",
+        "# The Great Book\n\n"
+        "## Chapter One\n\nIt began *softly*, then **loudly**.\n\nA [link](http://example.com) here.\n\n"
+        "## Chapter Two\n\nThe `end` came.\n",
+    )
+    book = read_book(path)
+    assert book.title == "The Great Book"
+    assert _shape(book) == [
+        ("Chapter One", ("It began softly, then loudly.", "A link here.")),
+        ("Chapter Two", ("The end came.",)),
+    ]
+
+
+def test_markdown_strips_emphasis_links_and_joins_soft_breaks(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "b.md",
+        "## One\n\nSome _italic_ and ***both*** and [a *nested* link](x.html)\nacross a\nsoft break.\n\n"
+        "## Two\n\n![an image](pic.png)Words.\n",
+    )
+    book = read_book(path)
+    text = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert book.chapters[0].paragraphs == ("Some italic and both and a nested link across a soft break.",)
+    assert not re.search(r"[*_\[\]()]|http|\.html|png", text)
+
+
+def test_markdown_deeper_headings_are_paragraphs_of_the_chapter(tmp_path: Path) -> None:
+    path = _write(tmp_path, "b.md", "# T\n\n## A\n\n### Section\n\nText.\n\n## B\n\nMore.\n")
+    assert _shape(read_book(path)) == [("A", ("Section", "Text.")), ("B", ("More.",))]
+
+
+def test_markdown_without_headings_is_one_untitled_chapter(tmp_path: Path) -> None:
+    # Before the fix, every paragraph became the title of an empty chapter and the
+    # book was refused as having "no text to speak".
+    path = _write(tmp_path, "my_notes.md", "First paragraph here.\n\nSecond *one*.\n")
+    book = read_book(path)
+    assert book.title == "My Notes"
+    assert _shape(book) == [("", ("First paragraph here.", "Second one."))]
+
+
+# --- plain text ------------------------------------------------------------------------------
+
+
+def test_txt_chapter_lines_start_chapters(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "plain-book.txt",
+        "A preface line\nwrapped here.\n\n"
+        "Chapter 1\n\nIt was a dark night.\nThe wind blew.\n\nSecond paragraph.\n\n"
+        "Chapter 2: The Return\n\nBack again.\n",
+    )
+    book = read_book(path)
+    assert book.title == "Plain Book"
+    assert _shape(book) == [
+        ("", ("A preface line wrapped here.",)),
+        ("Chapter 1", ("It was a dark night. The wind blew.", "Second paragraph.")),
+        ("Chapter 2: The Return", ("Back again.",)),
+    ]
+
+
+def test_txt_gutenberg_roman_chapter_with_title_on_next_line(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "g.txt",
+        "CHAPTER IV.\nThe Storm\n\nIt rained all day.\n\nCHAPTER V.\nCalm\n\nThe sun came out.\n",
+    )
+    assert _shape(read_book(path)) == [
+        ("CHAPTER IV. The Storm", ("It rained all day.",)),
+        ("CHAPTER V. Calm", ("The sun came out.",)),
+    ]
+
+
+def test_txt_crlf_and_bom(tmp_path: Path) -> None:
+    path = tmp_path / "w.txt"
+    path.write_bytes("\ufeffChapter 1\r\n\r\nLine one\r\nline two.\r\n\r\nNext.\r\n".encode())
+    assert _shape(read_book(path)) == [("Chapter 1", ("Line one line two.", "Next."))]
+
+
+# --- cleaning --------------------------------------------------------------------------------
+
+
+def test_zero_width_and_control_characters_are_removed(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "z.txt",
+        "Hel\u200blo\u00ad wor\ufeffld\u2060 and\x07 bell\x1b.\u200d\n\nNext\x7f\x0b.\n",
+    )
+    book = read_book(path)
+    assert book.chapters[0].paragraphs == ("Hello world and bell.", "Next.")
+
+
+def test_clean_text_keeps_speakable_characters() -> None:
+    text = "Caf\u00e9 na\u0308ive \u05e9\u05dc\u05d5\u05dd \U0001f600\tend\r\nnext\rlast"
+    assert clean_text(text) == "Caf\u00e9 na\u0308ive \u05e9\u05dc\u05d5\u05dd \U0001f600\tend\nnext\nlast"
+    assert clean_text("a\u200e\u200f\u2062b\x01\x1f") == "ab"
+
+
+# --- slugs -----------------------------------------------------------------------------------
+
+SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("My Great Book.txt", "my-great-book"),
+        ("War and Peace (Vol 1).md", "war-and-peace-vol-1"),
+        ("  --Weird___name--  .txt", "weird-name"),
+        ("Caf\u00e9 Cr\u00e8me.md", "cafe-creme"),
+        ("\u65e5\u672c\u8a9e.txt", "book"),
+        ("../../etc/passwd.txt", "passwd"),
+        ("/abs/dir/The-End.markdown", "the-end"),
+        ("..\\..\\evil name.txt", "evil-name"),
+        ("\U0001f600.txt", "book"),
+    ],
+)
+def test_book_id_for_gives_safe_slugs(name: str, expected: str) -> None:
+    slug = book_id_for(name)
+    assert slug == expected
+    assert SLUG.fullmatch(slug)
+    assert "/" not in slug and "\\" not in slug and ".." not in slug
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+
+def _assert_one_line(error: BookError, *fragments: str) -> None:
+    message = str(error)
+    assert message and "\n" not in message
+    for fragment in fragments:
+        assert fragment in message
+
+
+def test_empty_file(tmp_path: Path) -> None:
+    path = tmp_path / "empty.txt"
+    path.write_bytes(b"")
+    with pytest.raises(BookError) as info:
+        read_book(path)
+    _assert_one_line(info.value, "empty.txt", "no text to speak")
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".md"])
+def test_whitespace_only_file(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"blank{suffix}"
+    path.write_text(" \n\n\t\r\n   \u200b\n")
+    with pytest.raises(BookError) as info:
+        read_book(path)
+    _assert_one_line(info.value, "no text to speak")
+
+
+def test_binary_file(tmp_path: Path) -> None:
+    path = tmp_path / "image.txt"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    with pytest.raises(BookError) as info:
+        read_book(path)
+    _assert_one_line(info.value, "image.txt", "binary")
+
+
+def test_non_utf8_file(tmp_path: Path) -> None:
+    path = tmp_path / "latin.txt"
+    path.write_bytes("Caf\u00e9 au lait.\n".encode("latin-1"))
+    with pytest.raises(BookError) as info:
+        read_book(path)
+    _assert_one_line(info.value, "latin.txt", "not UTF-8", "0xe9", "offset 3")
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(BookError) as info:
+        read_book(tmp_path / "nope.txt")
+    _assert_one_line(info.value, "nope.txt", "no such book file")
+
+
+def test_directory_is_not_a_book(tmp_path: Path) -> None:
+    folder = tmp_path / "folder.md"
+    folder.mkdir()
+    with pytest.raises(BookError) as info:
+        read_book(folder)
+    _assert_one_line(info.value, "no such book file")
+
+
+@pytest.mark.parametrize("name", ["book.pdf", "book.epub", "book"])
+def test_unsupported_suffix(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_text("Some text.")
+    with pytest.raises(BookError) as info:
+        read_book(path)
+    _assert_one_line(info.value, "unsupported book format", ".txt")
