@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import csv
 import fcntl
+import io
 import os
+import re
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -65,19 +67,32 @@ def read_catalog(path: str | Path) -> list[Row]:
     return rows
 
 
-def write_catalog(path: str | Path, rows: Iterable[Mapping[str, str]]) -> None:
+def _format_rows(rows: Iterable[Mapping[str, str]]) -> bytes:
+    buffer = io.StringIO()
+    # Quoting every field keeps tabs, newlines, carriage returns and quotes in text exact, and
+    # makes row starts findable without parsing (see _ROW_START).
+    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_ALL)
+    writer.writerows([row[column] for column in COLUMNS] for row in rows)
+    return buffer.getvalue().encode("utf-8")
+
+
+_HEADER = _format_rows([dict(zip(COLUMNS, COLUMNS, strict=True))])
+
+
+def _replace(path: Path, data: bytes) -> None:
     """Replace the catalog atomically: temp file, fsync, rename, fsync the directory."""
-    path = Path(path)
     temp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
-    with open(temp, "w", newline="", encoding="utf-8") as handle:
-        # Quoting every field keeps tabs, newlines, carriage returns and quotes in text exact.
-        writer = csv.writer(handle, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_ALL)
-        writer.writerow(COLUMNS)
-        writer.writerows([row[column] for column in COLUMNS] for row in rows)
+    with open(temp, "wb") as handle:
+        handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temp, path)
     fsync_dir(path.parent)
+
+
+def write_catalog(path: str | Path, rows: Iterable[Mapping[str, str]]) -> None:
+    """Replace the whole catalog atomically."""
+    _replace(Path(path), _HEADER + _format_rows(rows))
 
 
 @contextmanager
@@ -92,17 +107,37 @@ def locked(path: str | Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+# With every field quoted, a quote inside a field is doubled, so a newline followed by a quoted
+# value without quotes, tabs or newlines, then a tab, can only be the start of a row.
+_ROW_START = re.compile(rb'\n"[^"\t\n]+"\t')
+
+
 def update_rows(path: str | Path, changes: Mapping[str, Mapping[str, str]]) -> None:
-    """Apply column changes to rows by segment id, under the lock, as one atomic rewrite."""
+    """Apply column changes to rows by segment id, under the lock, as one atomic rewrite.
+
+    Only the changed rows are parsed and re-encoded; the rest is copied as bytes, which keeps a
+    mark cheap even for catalogs of many thousands of rows.
+    """
+    path = Path(path)
     with locked(path):
-        rows = read_catalog(path)
-        known = {row["segment_id"] for row in rows}
-        missing = sorted(set(changes) - known)
-        if missing:
-            raise CatalogError(f"{path}: no rows for segments {', '.join(missing)}")
-        for row in rows:
-            row.update(changes.get(row["segment_id"], {}))
-        write_catalog(path, rows)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise CatalogError(f"{path}: no catalog here; run snakemake to plan the book first") from None
+        if not data.startswith(_HEADER):
+            raise CatalogError(f"{path}: not a narrator catalog (unexpected header)")
+        for segment_id, fields in changes.items():
+            # The header's own newline precedes the first row, so every row start is "\n"-led.
+            start = data.find(b'\n"' + segment_id.encode() + b'"\t', len(_HEADER) - 1) + 1
+            if start == 0:
+                raise CatalogError(f"{path}: no row for segment {segment_id}")
+            following = _ROW_START.search(data, start)
+            end = following.start() + 1 if following else len(data)
+            (values,) = csv.reader(io.StringIO(data[start:end].decode("utf-8")), delimiter="\t")
+            row = dict(zip(COLUMNS, values, strict=True))
+            row.update(fields)
+            data = data[:start] + _format_rows([row]) + data[end:]
+        _replace(path, data)
 
 
 def completed_fields(record: WavRecord, render_seconds: float | None) -> Row:

@@ -1,0 +1,103 @@
+"""Per-segment cost of the workflow against a plain in-process loop over the same catalog.
+
+For each N it builds a synthetic N-sentence book, then renders it with espeak
+  (a) through Snakemake with the default profile (the README's command), and
+  (b) in one Python loop calling the same plan and render functions.
+The difference divided by N is what Snakemake adds per segment. Prints one row per N.
+
+    python bench/overhead.py            # N = 500 2000 4000
+    python bench/overhead.py 500 1000   # other sizes
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+WORDS = "amber basin cedar delta ember fable garnet harbor island juniper kestrel lantern meadow".split()
+
+
+def synthetic_book(path: Path, segments: int) -> None:
+    """N distinct sentences, ten to a paragraph, twenty paragraphs to a chapter."""
+    lines = []
+    for index in range(segments):
+        if index % 200 == 0:
+            lines.append(f"\n## Chapter {index // 200 + 1}\n")
+        words = " ".join(WORDS[(index + k) % len(WORDS)] for k in range(6))
+        lines.append(f"Sentence {index} tells of the {words}.")
+        if index % 10 == 9:
+            lines.append("")
+    path.write_text("# Bench\n" + "\n".join(lines) + "\n")
+
+
+def copy_workflow(target: Path) -> None:
+    for name in ("Snakefile", "config.yaml", "workflow", "profiles"):
+        source = REPO / name
+        (shutil.copytree if source.is_dir() else shutil.copy2)(source, target / name)
+
+
+def run_workflow(work: Path, book: Path) -> tuple[float, float, int]:
+    """Wall seconds in all, seconds to the first published WAV, and peak RSS in MB."""
+    command = [sys.executable, "-m", "snakemake", "--cores", "8", "--resources", "gpu=1", "--quiet", "all"]
+    command += ["--config", f"book={book}", "engine=espeak"]
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    segments = work / "results" / "bench" / "segments"
+    first = None
+    while process.poll() is None:
+        if first is None and segments.exists() and any(segments.glob("*.wav")):
+            first = time.perf_counter() - start
+        time.sleep(0.01)
+    total = time.perf_counter() - start
+    if process.returncode != 0:
+        raise SystemExit(f"workflow failed: {process.stderr.read().decode()[-2000:]}")
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+    return total, first or total, peak_mb
+
+
+def run_loop(work: Path, book: Path) -> float:
+    """The same plan, render and mark calls in one process, without Snakemake."""
+    code = f"""
+import time, yaml
+from narrator.engines import engine_class
+from narrator.plan import write_plan
+from narrator.catalog import read_catalog
+from narrator.render import render_segment
+config = yaml.safe_load(open("config.yaml"))
+options = config["engines"]["espeak"]
+start = time.perf_counter()
+catalog = "loop/bench/catalog.tsv"
+write_plan({str(book)!r}, catalog, engine="espeak", options=options,
+           budget=min(config["max_chars"], engine_class("espeak").max_chars))
+for row in read_catalog(catalog):
+    render_segment(catalog, row["segment_id"], row["wav_path"], engine="espeak", options=options)
+print(time.perf_counter() - start)
+"""
+    result = subprocess.run([sys.executable, "-c", code], cwd=work, capture_output=True, text=True, check=True)
+    return float(result.stdout.strip())
+
+
+def main(sizes: list[int]) -> None:
+    print(f"{'N':>6} {'workflow s':>11} {'loop s':>8} {'overhead ms/seg':>16} {'first render s':>15} {'peak RSS MB':>12}")
+    for segments in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            work = Path(tmp)
+            copy_workflow(work)
+            book = work / "bench.md"
+            synthetic_book(book, segments)
+            loop_seconds = run_loop(work, book)
+            total, first, peak_mb = run_workflow(work, book)
+            overhead_ms = 1000 * (total - loop_seconds) / segments
+            print(f"{segments:>6} {total:>11.1f} {loop_seconds:>8.1f} {overhead_ms:>16.1f} {first:>15.1f} {peak_mb:>12}")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main([int(arg) for arg in sys.argv[1:]] or [500, 2000, 4000])
