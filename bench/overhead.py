@@ -11,7 +11,6 @@ The difference divided by N is what Snakemake adds per segment. Prints one row p
 
 from __future__ import annotations
 
-import os
 import resource
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-WORDS = "amber basin cedar delta ember fable garnet harbor island juniper kestrel lantern meadow".split()
+WORDS = ("amber", "basin", "cedar", "delta", "ember", "fable", "garnet", "harbor", "island", "juniper")
 
 
 def synthetic_book(path: Path, segments: int) -> None:
@@ -80,12 +79,14 @@ for row in read_catalog(catalog):
     render_segment(catalog, row["segment_id"], row["wav_path"], engine="espeak", options=options)
 print(time.perf_counter() - start)
 """
-    result = subprocess.run([sys.executable, "-c", code], cwd=work, capture_output=True, text=True, check=True)
+    command = [sys.executable, "-c", code]
+    result = subprocess.run(command, cwd=work, capture_output=True, text=True, check=True)
     return float(result.stdout.strip())
 
 
 def main(sizes: list[int]) -> None:
-    print(f"{'N':>6} {'workflow s':>11} {'loop s':>8} {'overhead ms/seg':>16} {'first render s':>15} {'peak RSS MB':>12}")
+    columns = ("N", "workflow s", "loop s", "overhead ms/seg", "first render s", "peak RSS MB")
+    print("  ".join(f"{name:>15}" for name in columns))
     for segments in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             work = Path(tmp)
@@ -95,7 +96,8 @@ def main(sizes: list[int]) -> None:
             loop_seconds = run_loop(work, book)
             total, first, peak_mb = run_workflow(work, book)
             overhead_ms = 1000 * (total - loop_seconds) / segments
-            print(f"{segments:>6} {total:>11.1f} {loop_seconds:>8.1f} {overhead_ms:>16.1f} {first:>15.1f} {peak_mb:>12}")
+            figures = (segments, f"{total:.1f}", f"{loop_seconds:.1f}", f"{overhead_ms:.1f}", f"{first:.1f}")
+            print("  ".join(f"{figure:>15}" for figure in (*figures, peak_mb)))
             sys.stdout.flush()
 
 

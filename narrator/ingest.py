@@ -119,7 +119,7 @@ def read_markdown(path: Path, text: str) -> Book:
     chapters: list[Chapter] = []
     title, paragraphs = "", []
     heading_level = 0
-    for index, token in enumerate(tokens):
+    for token in tokens:
         if token.type == "heading_open":
             heading_level = int(token.tag[1])
         elif token.type == "inline":

@@ -60,9 +60,10 @@ def plan_rows(book_path: Path, segments_dir: Path, key: str, budget: int) -> lis
 def adopt_published(rows: list[Row]) -> tuple[int, int]:
     """Mark completed the rows whose WAV is already published and proves itself whole.
 
-    Damaged ones are removed so they render again. Snakemake deletes a checkpoint's old output before re-planning, so after a book edit the
-    previous catalog is gone while unchanged segments' WAVs remain; Snakemake will not
-    re-render those, so the new catalog must record them or assembly would wait for ever.
+    Damaged ones are removed so they render again. Snakemake deletes a checkpoint's old output
+    before re-planning, so after a book edit the previous catalog is gone while unchanged
+    segments' WAVs remain; Snakemake will not re-render those, so the new catalog must record
+    them or assembly would wait for ever.
     """
     adopted = damaged = 0
     for row in rows:

@@ -41,7 +41,7 @@ def test_concurrent_threads_match_sequential(engine: PiperEngine) -> None:
     sequential = [engine.synthesize(text, seed=seed) for text, seed in jobs]
     with ThreadPoolExecutor(max_workers=2) as pool:
         concurrent = list(pool.map(lambda job: engine.synthesize(job[0], seed=job[1]), jobs))
-    for s, c in zip(sequential, concurrent):
+    for s, c in zip(sequential, concurrent, strict=True):
         np.testing.assert_array_equal(s, c)
 
 

@@ -155,3 +155,21 @@ def test_bad_input_is_one_clear_line_and_writes_nothing(workdir, config, message
     assert last.startswith("narrator: ") and message in last
     assert "Traceback" not in result.stderr
     assert not (workdir.path / "results").exists()
+
+
+def test_default_piper_engine_renders_identically_in_two_separate_runs(tmp_path):
+    """The bundled voice, end to end, twice: seeded noise makes the books sample-identical."""
+    from conftest import Workdir
+
+    books = []
+    for name in ("first", "second"):
+        work = Workdir(tmp_path / name)
+        (work.path / "short.md").write_text(
+            "# Short\n\n## One\n\nThe lamp was lit at six. Nobody saw it.\n\n## Two\n\nThe fog came in.\n"
+        )
+        work.snakemake("--cores", "2", "--resources", "gpu=1", "--config", "book=short.md")
+        rows = read_catalog(work.results("short") / "catalog.tsv")
+        assert [row["status"] for row in rows] == [COMPLETED] * 5
+        books.append(read_audio(work.results("short") / "short.wav")[0])
+    assert len(books[0]) > 22050 * 3
+    assert np.array_equal(books[0], books[1])

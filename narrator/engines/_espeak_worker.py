@@ -17,6 +17,7 @@ The process exits when stdin reaches EOF, i.e. when the host closes the pipe or 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -185,7 +186,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
+    # The host went away (closed pipe): nothing is left to answer.
+    with contextlib.suppress(BrokenPipeError, EOFError):
         main()
-    except (BrokenPipeError, EOFError):
-        pass  # the host went away; nothing left to answer

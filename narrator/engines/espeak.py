@@ -8,6 +8,7 @@ utterance, so every utterance starts from the same state; see that module for th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import struct
 import subprocess
@@ -98,10 +99,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
     """Close the helper's stdin (it exits on EOF) and reap it; kill it if it lingers."""
     for stream in (proc.stdin, proc.stdout):
         if stream is not None:
-            try:
+            with contextlib.suppress(OSError):
                 stream.close()
-            except OSError:
-                pass
     try:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:

@@ -177,7 +177,8 @@ class PiperEngine(Engine):
         feeds = _model_inputs(config, scales, PiperVoice(session=session, config=config).phonemes_to_ids([]))
         feeds.update({name: np.zeros((1, 1, 1), np.float32) for name, _ in noise_names})
         noise: list[tuple[str, str, int]] = []
-        for (name, wanted), shape in zip(noise_names, session.run([w for _, w in noise_names], feeds)):
+        shapes = session.run([wanted for _, wanted in noise_names], feeds)
+        for (name, wanted), shape in zip(noise_names, shapes, strict=True):
             if len(shape) != 3 or shape[0] != 1:
                 raise EngineError(f"unsupported piper voice {model_path}: noise shape {list(shape)}")
             noise.append((name, wanted, int(shape[1])))
@@ -213,11 +214,11 @@ class PiperEngine(Engine):
                 block = rng.standard_normal((lengths[k], channels), dtype=np.float32)
                 feeds[name] = np.ascontiguousarray(block.T[np.newaxis])
             audio, *wanted = self._voice.session.run(self._outputs, feeds)
-            if all(int(shape[2]) <= n for n, shape in zip(lengths, wanted)):
+            if all(int(shape[2]) <= n for n, shape in zip(lengths, wanted, strict=True)):
                 break
             # The durations came from full, unchanged duration noise, so the frame count the
             # flow wanted is exact and the same on the next run: one retry is enough.
-            lengths = [max(n, int(shape[2])) for n, shape in zip(lengths, wanted)]
+            lengths = [max(n, int(shape[2])) for n, shape in zip(lengths, wanted, strict=True)]
         else:
             raise EngineError("piper noise buffer kept coming up short; this voice graph is not supported")
 
