@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import pysbd
 
-from narrator.ingest import Book
+from narrator.book import Book
 
 #: What follows a segment in the assembled book; assembly maps each to a pause length.
 PAUSES = ("clause", "sentence", "paragraph", "chapter", "end")

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from narrator.book import Book
 from narrator.errors import BookError
-from narrator.ingest import Book, book_id_for, clean_text, read_book
+from narrator.ingest import book_id_for, read_book
+from narrator.readers.decode import clean_text
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
@@ -185,12 +187,14 @@ def test_binary_file(tmp_path: Path) -> None:
     _assert_one_line(info.value, "image.txt", "binary")
 
 
-def test_non_utf8_file(tmp_path: Path) -> None:
-    path = tmp_path / "latin.txt"
-    path.write_bytes("Caf\u00e9 au lait.\n".encode("latin-1"))
-    with pytest.raises(BookError) as info:
-        read_book(path)
-    _assert_one_line(info.value, "latin.txt", "not UTF-8", "0xe9", "offset 3")
+@pytest.mark.parametrize("encoding", ["cp1252", "utf-16"])
+def test_legacy_encodings_are_detected_and_reported(tmp_path: Path, encoding: str) -> None:
+    path = tmp_path / "legacy.txt"
+    text = "Chapter 1\n\nThe caf\u00e9 served cr\u00e8me br\u00fbl\u00e9e \u2014 \u201cthe best,\u201d she said.\n"
+    path.write_bytes(text.encode(encoding))
+    book = read_book(path)
+    assert book.chapters[0].paragraphs == (text.split("\n\n")[1].strip(),)
+    assert book.encoding != "utf-8"
 
 
 def test_missing_file(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from narrator.ingest import Book, Chapter
+from narrator.book import Book, Chapter
 from narrator.segment import PAUSES, segment_book, split_sentences, split_to_budget
 
 

@@ -1,0 +1,40 @@
+"""What every reader produces: a book of chapters of paragraphs, with its metadata."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+_COVER_EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp"}
+
+
+@dataclass(frozen=True)
+class Chapter:
+    title: str
+    #: Raw text of each paragraph; a "\n" inside one separates the lines of verse.
+    paragraphs: tuple[str, ...]
+    #: Indexes (0-based) of paragraphs after which a section ends (a scene break).
+    section_ends: frozenset[int] = field(default_factory=frozenset)
+    #: "body", or "front"/"back" for matter skipped by default (licence, contents, adverts).
+    kind: str = "body"
+
+
+@dataclass(frozen=True)
+class Cover:
+    data: bytes
+    media_type: str
+
+    @property
+    def extension(self) -> str:
+        return _COVER_EXTENSIONS.get(self.media_type, "img")
+
+
+@dataclass(frozen=True)
+class Book:
+    title: str
+    chapters: tuple[Chapter, ...]
+    authors: tuple[str, ...] = ()
+    #: BCP 47 language tag, e.g. "en" or "en-GB"; decides text normalization.
+    language: str = "en"
+    cover: Cover | None = None
+    #: How the source was decoded, reported to the user (txt may be in a legacy encoding).
+    encoding: str = "utf-8"

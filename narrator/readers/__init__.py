@@ -1,0 +1,18 @@
+"""One reader per book format; each turns a file into a Book."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from narrator.book import Book
+from narrator.readers.markdown import read_markdown
+from narrator.readers.txt import read_txt
+
+Reader = Callable[[Path], Book]
+
+READERS: dict[str, Reader] = {
+    ".txt": read_txt,
+    ".md": read_markdown,
+    ".markdown": read_markdown,
+}
