@@ -66,15 +66,15 @@ def run_loop(work: Path, book: Path) -> float:
     code = f"""
 import time, yaml
 from narrator.engines import engine_class
-from narrator.plan import write_plan
+from narrator.plan import PlanSettings, write_plan
 from narrator.catalog import read_catalog
 from narrator.render import render_segment
 config = yaml.safe_load(open("config.yaml"))
 options = config["engines"]["espeak"]
 start = time.perf_counter()
 catalog = "loop/bench/catalog.tsv"
-write_plan({str(book)!r}, catalog, engine="espeak", options=options,
-           budget=min(config["max_chars"], engine_class("espeak").max_chars))
+budget = min(config["max_chars"], engine_class("espeak").max_chars)
+write_plan({str(book)!r}, catalog, "loop/bench/book.json", PlanSettings("espeak", options, budget))
 for row in read_catalog(catalog):
     render_segment(catalog, row["segment_id"], row["wav_path"], engine="espeak", options=options)
 print(time.perf_counter() - start)

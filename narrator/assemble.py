@@ -1,17 +1,34 @@
-"""Assemble the book WAV from verified segments only, streaming one segment at a time."""
+"""Assemble the book WAV (the lossless master) from verified segments only, streaming one at a time.
+
+Two passes over the segments: the first verifies every segment and measures the loudness of the
+book as it will be laid out; the second writes it with one book-level gain. Only one segment is in
+memory at a time in either pass.
+"""
 
 from __future__ import annotations
 
+import json
+import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
 import soundfile as sf
 
-from narrator.audio import SUBTYPE, AudioCheckError, decode_verified, fsync_dir
+from narrator.audio import SUBTYPE, AudioCheckError, decode_verified, fsync_dir, replace_durably
 from narrator.catalog import COMPLETED, Row, read_catalog, recorded
 from narrator.errors import CatalogError
+from narrator.loudness import LoudnessMeter, LoudnessTarget, book_gain
+from narrator.publish import remove_stale, temp_path
+from narrator.timeline import Timeline, book_rate, build_timeline
+
+#: A plain RIFF WAV holds at most 4 GiB; a longer master is written as RF64 (EBU Tech 3306),
+#: which libsndfile and ffmpeg read like any WAV.
+RIFF_LIMIT = 0xFFFFFFFF - 4096
+#: Silence is written and measured in pieces of this many samples, so a long pause costs no memory.
+_SILENCE_CHUNK = 1 << 16
+_FULL_SCALE = 32768.0
 
 
 def verified_pcm(row: Row) -> np.ndarray:
@@ -22,7 +39,7 @@ def verified_pcm(row: Row) -> np.ndarray:
         data = Path(row["wav_path"]).read_bytes()
     except FileNotFoundError:
         raise AudioCheckError("WAV is missing") from None
-    found, pcm = decode_verified(data, text_chars=len(row["text"]))
+    found, pcm = decode_verified(data, text_chars=len(row["spoken"]))
     try:
         promised = recorded(row)
     except ValueError:
@@ -32,43 +49,160 @@ def verified_pcm(row: Row) -> np.ndarray:
     return pcm
 
 
-def assemble_book(catalog_path: str | Path, book_path: str | Path, pauses: Mapping[str, float]) -> str:
+def wav_format(frames: int) -> str:
+    """WAV for a master that fits in a RIFF file, RF64 beyond 4 GiB of 16-bit samples."""
+    return "WAV" if frames * 2 <= RIFF_LIMIT else "RF64"
+
+
+def _silence(frames: int) -> Iterator[np.ndarray]:
+    while frames > 0:
+        piece = min(frames, _SILENCE_CHUNK)
+        yield np.zeros(piece, dtype=np.int16)
+        frames -= piece
+
+
+def _not_ready(problems: list[str], catalog_path: Path) -> CatalogError:
+    shown = "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
+    return CatalogError(
+        f"{len(problems)} segment(s) not ready: {shown}. "
+        f"Run `narrator verify {catalog_path}`, then snakemake again to re-render them."
+    )
+
+
+def _checked(row: Row, rate: int) -> np.ndarray:
+    pcm = verified_pcm(row)
+    if int(row["sample_rate"]) != rate:
+        raise AudioCheckError(f"has sample rate {row['sample_rate']} Hz, the book {rate} Hz")
+    return pcm
+
+
+def _measure(meter: LoudnessMeter, pcm: np.ndarray) -> None:
+    meter.add(pcm.astype(np.float64) / _FULL_SCALE)
+
+
+def _layout(
+    rows: list[Row], timeline: Timeline, pcm_of: Callable[[Row], np.ndarray | None]
+) -> Iterator[np.ndarray]:
+    """The book's samples in order, piece by piece: lead pad, each segment and its pause, trail pad."""
+    yield from _silence(timeline.lead)
+    for row, span in zip(rows, timeline.spans, strict=True):
+        pcm = pcm_of(row)
+        if pcm is not None:
+            if len(pcm) != span.end - span.start:  # verified against the same recorded frames
+                raise RuntimeError(f"segment {row['segment_id']}: length differs from its recorded frames")
+            yield pcm
+        yield from _silence(span.pause)
+    yield from _silence(timeline.trail)
+
+
+def _figures(meter: LoudnessMeter) -> dict[str, float | None]:
+    def finite(value: float) -> float | None:
+        return round(value, 2) if math.isfinite(value) else None
+
+    return {"integrated_lufs": finite(meter.integrated()), "true_peak_dbtp": finite(meter.true_peak_dbtp())}
+
+
+def assemble_book(
+    catalog_path: str | Path,
+    book_path: str | Path,
+    pauses: Mapping[str, float],
+    loudness: LoudnessTarget | None = None,
+    report_path: str | Path | None = None,
+) -> str:
     """Write the book WAV atomically; return a one-line summary.
 
-    Each segment is followed by the pause its row names (``pause_after``; none after the last).
-    Only one segment is in memory at a time. If any segment is not completed and verified,
-    nothing is published and one error names them all.
+    The layout (lead pad, each segment followed by the pause its row names, trail pad) is the
+    timeline's (narrator.timeline), the same one chapter markers and subtitles use. With a loudness
+    target, the whole book gets one gain that meets it without passing the true-peak ceiling, and
+    the figures before and after go to ``report_path`` (JSON). If any segment is not completed and
+    verified, nothing is published and one error names them all.
     """
     catalog_path, book_path = Path(catalog_path), Path(book_path)
     rows = read_catalog(catalog_path)
-    rate = int(next((row["sample_rate"] for row in rows if row["sample_rate"]), "0")) or 22050
-    temp = book_path.with_name(f".{book_path.name}.tmp-{os.getpid()}")
+    rate = book_rate(rows)
+    try:
+        timeline = build_timeline(rows, pauses, rate)
+    except CatalogError:
+        timeline = None  # some row is queued; the first pass names every such row
+
+    # Pass 1: verify every segment; measure the book as laid out, while all is well.
     problems: list[str] = []
-    frames = 0
-    with sf.SoundFile(temp, "w", rate, 1, SUBTYPE, format="WAV") as book:
+    before = LoudnessMeter(rate) if loudness is not None else None
+
+    def first_pass(row: Row) -> np.ndarray | None:
+        try:
+            return _checked(row, rate)
+        except AudioCheckError as error:
+            problems.append(f"{row['segment_id']} {error}")
+            return None
+
+    if timeline is None:
         for row in rows:
-            try:
-                pcm = verified_pcm(row)
-                if int(row["sample_rate"]) != rate:
-                    raise AudioCheckError(f"has sample rate {row['sample_rate']} Hz, the book {rate} Hz")
-            except AudioCheckError as error:
-                problems.append(f"{row['segment_id']} {error}")
-                continue
+            first_pass(row)
+    else:
+        for piece in _layout(rows, timeline, first_pass):
             if problems:
-                continue  # keep checking, to name every bad segment at once
-            silence = np.zeros(round(pauses.get(row["pause_after"], 0.0) * rate), dtype=np.int16)
-            book.write(pcm)
-            book.write(silence)
-            frames += len(pcm) + len(silence)
-    if problems:
-        temp.unlink()
-        shown = "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
-        raise CatalogError(
-            f"{len(problems)} segment(s) not ready: {shown}. "
-            f"Run `narrator verify {catalog_path}`, then snakemake again to re-render them."
+                before = None  # keep checking, to name every bad segment at once
+            elif before is not None:
+                _measure(before, piece)
+    if problems or timeline is None:
+        raise _not_ready(problems, catalog_path)
+
+    gain_db, limited_by = 0.0, "off"
+    if loudness is not None and before is not None:
+        gain_db, limited_by = book_gain(before.integrated(), before.true_peak_dbtp(), loudness)
+    factor = 10.0 ** (gain_db / 20.0)
+
+    # Pass 2: write the master with the gain, measuring what is written.
+    after = LoudnessMeter(rate) if loudness is not None else None
+
+    def second_pass(row: Row) -> np.ndarray:
+        try:
+            return _checked(row, rate)
+        except AudioCheckError as error:  # changed behind our back since the first pass
+            raise _not_ready([f"{row['segment_id']} {error}"], catalog_path) from None
+
+    remove_stale(book_path)
+    temp = temp_path(book_path, "")
+    try:
+        with sf.SoundFile(temp, "w", rate, 1, SUBTYPE, format=wav_format(timeline.frames)) as book:
+            for piece in _layout(rows, timeline, second_pass):
+                out = piece
+                if gain_db != 0.0 and len(piece):
+                    out = np.clip(np.round(piece * factor), -32768, 32767).astype(np.int16)
+                book.write(out)
+                if after is not None:
+                    _measure(after, out)
+        with open(temp, "rb+") as handle:
+            os.fsync(handle.fileno())
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+    loudness_note = ""
+    if loudness is not None and before is not None and after is not None:
+        report = {
+            "standard": "ITU-R BS.1770-4 integrated loudness (EBU R128 gating); true peak by 4x oversampling",
+            "target_lufs": loudness.target,
+            "true_peak_ceiling_dbtp": loudness.true_peak,
+            "before": _figures(before),
+            "gain_db": round(gain_db, 3),
+            "limited_by": limited_by,
+            "after": _figures(after),
+            "sample_rate": rate,
+            "frames": timeline.frames,
+        }
+        if report_path is not None:
+            replace_durably(Path(report_path), json.dumps(report, indent=2).encode() + b"\n")
+        loudness_note = (
+            f"; loudness {report['before']['integrated_lufs']} -> {report['after']['integrated_lufs']} LUFS, "
+            f"true peak {report['after']['true_peak_dbtp']} dBTP (gain {gain_db:+.2f} dB, {limited_by})"
         )
-    with open(temp, "rb+") as handle:
-        os.fsync(handle.fileno())
+    # Publish the master last: once it exists, the loudness report beside it is already whole.
     os.replace(temp, book_path)
     fsync_dir(book_path.parent)
-    return f"assembled {len(rows)} segments into {book_path}: {frames} frames, {frames / rate:.1f} s"
+    frames = timeline.frames
+    return (
+        f"assembled {len(rows)} segments into {book_path}: {frames} frames, {frames / rate:.1f} s"
+        + loudness_note
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +67,14 @@ def write_durable(path: Path, data: bytes) -> None:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def replace_durably(path: Path, data: bytes) -> None:
+    """Publish bytes at path atomically: temp file, fsync, rename, fsync the directory."""
+    temp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    write_durable(temp, data)
+    os.replace(temp, path)
+    fsync_dir(path.parent)
 
 
 def fsync_dir(path: Path) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import fcntl
 import io
-import os
 import re
 import threading
 import time
@@ -19,7 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from narrator.audio import WavRecord, fsync_dir
+from narrator.audio import WavRecord, replace_durably
 from narrator.errors import CatalogError
 
 COLUMNS = (
@@ -29,6 +28,7 @@ COLUMNS = (
     "chapter_title",
     "paragraph",
     "text",
+    "spoken",
     "pause_after",
     "wav_path",
     "status",
@@ -79,20 +79,9 @@ def _format_rows(rows: Iterable[Mapping[str, str]]) -> bytes:
 _HEADER = _format_rows([dict(zip(COLUMNS, COLUMNS, strict=True))])
 
 
-def _replace(path: Path, data: bytes) -> None:
-    """Replace the catalog atomically: temp file, fsync, rename, fsync the directory."""
-    temp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
-    with open(temp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
-    fsync_dir(path.parent)
-
-
 def write_catalog(path: str | Path, rows: Iterable[Mapping[str, str]]) -> None:
     """Replace the whole catalog atomically."""
-    _replace(Path(path), _HEADER + _format_rows(rows))
+    replace_durably(Path(path), _HEADER + _format_rows(rows))
 
 
 @contextmanager
@@ -137,7 +126,7 @@ def update_rows(path: str | Path, changes: Mapping[str, Mapping[str, str]]) -> N
             row = dict(zip(COLUMNS, values, strict=True))
             row.update(fields)
             data = data[:start] + _format_rows([row]) + data[end:]
-        _replace(path, data)
+        replace_durably(path, data)
 
 
 def completed_fields(record: WavRecord, render_seconds: float | None) -> Row:

@@ -6,13 +6,18 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from narrator.audio import AudioCheckError, check_wav_file
+from narrator.audio import AudioCheckError, check_wav_file, replace_durably
+from narrator.book import Book
 from narrator.catalog import Row, completed_fields, queued_fields, write_catalog
-from narrator.ingest import read_book
-from narrator.segment import segment_book
+from narrator.engines import engine_class
+from narrator.ingest import load_book
+from narrator.lexicon import Lexicon
+from narrator.normalize import normalize, normalize_title
+from narrator.segment import Speaker, segment_book
 
 #: Suffix of in-flight renders; deliberately matches no workflow output pattern.
 TEMP_MARK = ".tmp-"
@@ -38,9 +43,52 @@ def segment_ids(texts: list[str], key: str) -> list[str]:
     return ids
 
 
-def plan_rows(book_path: Path, segments_dir: Path, key: str, budget: int) -> list[Row]:
-    segments = list(segment_book(read_book(book_path), budget))
-    ids = segment_ids([s.text for s in segments], key)
+@dataclass(frozen=True)
+class PlanSettings:
+    """Everything from the config that decides the segments and their spoken text."""
+
+    engine: str
+    options: Mapping[str, Any]
+    budget: int
+    #: Path of a pronunciation lexicon (YAML), or "" for none.
+    lexicon: str = ""
+    #: Chapters to force in or out, by 1-based index or title pattern (see ingest.select_chapters).
+    include: tuple[int | str, ...] = ()
+    exclude: tuple[int | str, ...] = ()
+    #: Language of the text, overriding the book's own metadata when set.
+    language: str = ""
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> PlanSettings:
+        """Settings from the validated workflow config; the engine may lower the segment budget."""
+        engine = config["engine"]
+        return cls(
+            engine=engine,
+            options=config["engines"].get(engine, {}),
+            budget=min(config["max_chars"], engine_class(engine).max_chars),
+            lexicon=config["lexicon"],
+            include=tuple(config["chapters"]["include"]),
+            exclude=tuple(config["chapters"]["exclude"]),
+            language=config["language"],
+        )
+
+
+def speaker_for(settings: PlanSettings, language: str) -> Speaker:
+    """Lexicon on the book's own words first, then normalization (which leaves [[ phonemes ]] alone)."""
+    lexicon = Lexicon.load(settings.lexicon or None)
+    phonemes = engine_class(settings.engine).supports_phonemes
+
+    def speak(text: str, *, title: bool = False) -> str:
+        normal = normalize_title if title else normalize
+        return normal(lexicon.apply(text, phonemes=phonemes), language)
+
+    return speak
+
+
+def plan_rows(book: Book, segments_dir: Path, settings: PlanSettings) -> list[Row]:
+    language = settings.language or book.language
+    segments = list(segment_book(book, settings.budget, speaker_for(settings, language), language))
+    ids = segment_ids([s.spoken for s in segments], render_key(settings.engine, settings.options))
     return [
         {
             "segment_id": segment_id,
@@ -49,6 +97,7 @@ def plan_rows(book_path: Path, segments_dir: Path, key: str, budget: int) -> lis
             "chapter_title": segment.chapter_title,
             "paragraph": str(segment.paragraph),
             "text": segment.text,
+            "spoken": segment.spoken,
             "pause_after": segment.pause_after,
             "wav_path": str(segments_dir / f"{segment_id}.wav"),
             **queued_fields(),
@@ -71,7 +120,7 @@ def adopt_published(rows: list[Row]) -> tuple[int, int]:
         if not path.exists():
             continue
         try:
-            record = check_wav_file(path, text_chars=len(row["text"]))
+            record = check_wav_file(path, text_chars=len(row["spoken"]))
         except AudioCheckError:
             path.unlink()
             damaged += 1
@@ -91,24 +140,42 @@ def remove_leftovers(segments_dir: Path, keep: set[str]) -> int:
     return removed
 
 
+def write_book_json(book: Book, book_json_path: Path, language: str) -> None:
+    """Metadata for later stages (tags, cover), written atomically beside the catalog."""
+    cover_name = None
+    if book.cover is not None:
+        cover_name = f"cover.{book.cover.extension}"
+        replace_durably(book_json_path.with_name(cover_name), book.cover.data)
+    metadata = {
+        "title": book.title,
+        "authors": list(book.authors),
+        "language": language,
+        "cover": cover_name,
+        "encoding": book.encoding,
+        "chapters": [{"index": i, "title": c.title} for i, c in enumerate(book.chapters, start=1)],
+    }
+    replace_durably(book_json_path, json.dumps(metadata, indent=2, ensure_ascii=False).encode() + b"\n")
+
+
 def write_plan(
-    book_path: str | Path,
-    catalog_path: str | Path,
-    *,
-    engine: str,
-    options: Mapping[str, Any],
-    budget: int,
+    book_path: str | Path, catalog_path: str | Path, book_json_path: str | Path, settings: PlanSettings
 ) -> str:
-    """Segment the book and atomically write its catalog, adopting already published WAVs."""
+    """Read and segment the book, then atomically write its metadata and catalog.
+
+    Already published WAVs of unchanged segments are adopted; leftovers are removed.
+    """
     catalog_path = Path(catalog_path)
+    book = load_book(book_path, settings.include, settings.exclude)
+    language = settings.language or book.language
     segments_dir = catalog_path.parent / "segments"
-    rows = plan_rows(Path(book_path), segments_dir, render_key(engine, options), budget)
+    rows = plan_rows(book, segments_dir, settings)
     segments_dir.mkdir(parents=True, exist_ok=True)
     leftovers = remove_leftovers(segments_dir, {Path(row["wav_path"]).name for row in rows})
     adopted, damaged = adopt_published(rows)
+    write_book_json(book, Path(book_json_path), language)
     write_catalog(catalog_path, rows)
-    chapters = len({row["chapter"] for row in rows})
+    decoded = "" if book.encoding == "utf-8" else f" (text decoded as {book.encoding})"
     return (
-        f"planned {len(rows)} segments in {chapters} chapters: {adopted} already published, "
-        f"{damaged} damaged WAVs and {leftovers} leftover files removed"
+        f"planned {len(rows)} segments in {len(book.chapters)} chapters{decoded}: {adopted} already "
+        f"published, {damaged} damaged WAVs and {leftovers} leftover files removed"
     )

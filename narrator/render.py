@@ -57,11 +57,11 @@ def render_segment(
     row = catalog.segment_row(catalog_path, segment_id)
     started = time.monotonic()
     voice = get_engine(engine, options)
-    samples = voice.synthesize(row["text"], seed=seed_for(row["text"]))
+    samples = voice.synthesize(row["spoken"], seed=seed_for(row["spoken"]))
     temp = wav_path.with_name(f".{wav_path.name}{TEMP_MARK}{os.getpid()}-{threading.get_ident()}")
     try:
         write_durable(temp, encode_wav(samples, voice.sample_rate))
-        record = check_wav_file(temp, text_chars=len(row["text"]), sample_rate=voice.sample_rate)
+        record = check_wav_file(temp, text_chars=len(row["spoken"]), sample_rate=voice.sample_rate)
     except AudioCheckError as error:
         temp.unlink(missing_ok=True)
         raise RenderError(f"segment {segment_id}: the rendered audio {error}") from None

@@ -6,13 +6,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Protocol
 
 import pysbd
 
 from narrator.book import Book
 
 #: What follows a segment in the assembled book; assembly maps each to a pause length.
-PAUSES = ("clause", "sentence", "paragraph", "chapter", "end")
+PAUSES = ("clause", "sentence", "line", "paragraph", "section", "chapter", "end")
 
 # A clause break: after , ; : or a dash, before whitespace.
 _CLAUSE_BREAK = re.compile(r"[,;:\u2013\u2014)](?=\s)")
@@ -23,7 +24,10 @@ class Segment:
     chapter: int
     chapter_title: str
     paragraph: int
+    #: The book's own words, for subtitles and for people reading the catalog.
     text: str
+    #: What the engine says: normalized, with the lexicon applied; ids and budgets use this.
+    spoken: str
     pause_after: str
 
 
@@ -59,28 +63,73 @@ def split_to_budget(sentence: str, budget: int) -> list[str]:
     return pieces
 
 
-def segment_book(book: Book, budget: int, language: str = "en") -> Iterator[Segment]:
-    """Every segment of the book in reading order, each at most ``budget`` characters."""
+class Speaker(Protocol):
+    """Turns raw text into what the engine should say (normalization, lexicon)."""
+
+    def __call__(self, text: str, *, title: bool = False) -> str: ...
+
+
+def say_as_written(text: str, *, title: bool = False) -> str:
+    return text
+
+
+def _has_words(text: str) -> bool:
+    return any(c.isalnum() for c in text)
+
+
+def fit_to_budget(raw: str, budget: int, speak: Speaker, *, title: bool = False) -> list[tuple[str, str]]:
+    """(raw, spoken) pieces of a sentence whose spoken form fits the budget.
+
+    Spoken text can be longer than raw ("1865" -> "eighteen sixty-five"), so a piece whose spoken
+    form is too long is cut again with a budget shrunk in proportion. Pieces with nothing to
+    say (a lone dash) are dropped.
+    """
+    fitted = []
+    for piece in split_to_budget(raw, budget):
+        spoken = speak(piece, title=title)
+        if len(spoken) > budget and " " in piece:
+            smaller = max(1, min(len(piece) - 1, budget * len(piece) // len(spoken) - 1))
+            fitted += fit_to_budget(piece, smaller, speak, title=title)
+        elif _has_words(spoken):
+            fitted.append((piece, spoken))
+    return fitted
+
+
+def _close(units: list[list], pause: str, since: int) -> None:
+    """Give the last unit the pause that ends a structure, if that structure said anything."""
+    if len(units) > since:
+        units[-1][3] = pause
+
+
+def segment_book(
+    book: Book, budget: int, speak: Speaker = say_as_written, language: str = "en"
+) -> Iterator[Segment]:
+    """Every segment of the book in reading order, each spoken form at most ``budget`` characters.
+
+    The pause after each segment follows the book's structure: clause (a long sentence cut),
+    sentence, line (verse), paragraph, section (scene break), chapter, and end.
+    """
     for chapter_index, chapter in enumerate(book.chapters, start=1):
-        units: list[tuple[int, str, str]] = []
-        title_pieces = split_to_budget(chapter.title, budget)
-        if title_pieces:
-            units += [(0, piece, "clause") for piece in title_pieces]
-            units[-1] = (0, units[-1][1], "paragraph")
+        units: list[list] = []  # [paragraph, raw, spoken, pause]
+        units += [
+            [0, raw, spoken, "clause"]
+            for raw, spoken in fit_to_budget(chapter.title, budget, speak, title=True)
+        ]
+        _close(units, "paragraph", 0)
         for paragraph_index, paragraph in enumerate(chapter.paragraphs, start=1):
-            sentences = split_sentences(paragraph, language)
-            if not sentences:
-                continue  # a blank paragraph says nothing
-            for sentence in sentences:
-                pieces = split_to_budget(sentence, budget)
-                units += [(paragraph_index, piece, "clause") for piece in pieces[:-1]]
-                units.append((paragraph_index, pieces[-1], "sentence"))
-            last = units[-1]
-            units[-1] = (last[0], last[1], "paragraph")
-        if not units:
-            continue  # a chapter with nothing to speak
-        last = units[-1]
-        last_chapter = chapter_index == len(book.chapters)
-        units[-1] = (last[0], last[1], "end" if last_chapter else "chapter")
-        for paragraph_index, text, pause in units:
-            yield Segment(chapter_index, chapter.title, paragraph_index, text, pause)
+            paragraph_start = len(units)
+            for line in paragraph.split("\n"):
+                line_start = len(units)
+                for sentence in split_sentences(line, language):
+                    sentence_start = len(units)
+                    units += [
+                        [paragraph_index, raw, spoken, "clause"]
+                        for raw, spoken in fit_to_budget(sentence, budget, speak)
+                    ]
+                    _close(units, "sentence", sentence_start)
+                _close(units, "line", line_start)
+            ends_section = paragraph_index - 1 in chapter.section_ends
+            _close(units, "section" if ends_section else "paragraph", paragraph_start)
+        _close(units, "end" if chapter_index == len(book.chapters) else "chapter", 0)
+        for paragraph_index, raw, spoken, pause in units:
+            yield Segment(chapter_index, chapter.title, paragraph_index, raw, spoken, pause)

@@ -48,7 +48,7 @@ def verify_catalog(catalog_path: str | Path) -> VerifyReport:
                     report.requeued.append(row["segment_id"])
             elif wav.exists():
                 try:
-                    record = check_wav_file(wav, text_chars=len(row["text"]))
+                    record = check_wav_file(wav, text_chars=len(row["spoken"]))
                 except AudioCheckError:
                     wav.unlink()
                     continue

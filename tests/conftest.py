@@ -16,6 +16,10 @@ import soundfile as sf
 REPO = Path(__file__).resolve().parent.parent
 WORKFLOW_FILES = ("Snakefile", "config.yaml", "workflow", "profiles")
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+ALICE_CANDIDATES = (
+    REPO.parent / "shared" / "books" / "alice-in-wonderland-pg11.epub",
+    REPO / "shared" / "books" / "alice-in-wonderland-pg11.epub",
+)
 #: The README's run command; tests add --config engine=espeak for speed.
 RUN_ARGS = ["--cores", "8", "--resources", "gpu=1"]
 
@@ -89,6 +93,13 @@ def kill_group(process: subprocess.Popen) -> None:
 def read_audio(path: Path):
     data, rate = sf.read(path, dtype="int16")
     return data, rate
+
+
+def alice_path() -> Path:
+    """The shipped Project Gutenberg EPUB (shared/ lies beside the checkout, in CI too)."""
+    found = next((path for path in ALICE_CANDIDATES if path.is_file()), None)
+    assert found, f"the Gutenberg EPUB is missing; looked in {', '.join(map(str, ALICE_CANDIDATES))}"
+    return found
 
 
 @pytest.fixture

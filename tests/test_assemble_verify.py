@@ -16,7 +16,7 @@ from narrator.audio import check_wav_file, encode_wav, to_pcm16
 from narrator.catalog import COLUMNS, COMPLETED, QUEUED, read_catalog, write_catalog
 from narrator.cli import main
 from narrator.errors import CatalogError
-from narrator.plan import write_plan
+from narrator.plan import PlanSettings, write_plan
 from narrator.verify import verify_catalog
 
 RATE = 8000
@@ -59,7 +59,8 @@ def planned(tmp_path: Path) -> Path:
     book.write_text(BOOK)
     catalog_path = tmp_path / "results" / "tiny-book" / "catalog.tsv"
     catalog_path.parent.mkdir(parents=True)
-    write_plan(book, catalog_path, engine="espeak", options={"voice": "en-us"}, budget=60)
+    settings = PlanSettings(engine="espeak", options={"voice": "en-us"}, budget=60)
+    write_plan(book, catalog_path, catalog_path.with_name("book.json"), settings)
     return catalog_path
 
 

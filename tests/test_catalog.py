@@ -23,7 +23,8 @@ from narrator.catalog import (
     write_catalog,
 )
 from narrator.errors import CatalogError
-from narrator.plan import plan_rows, render_key, write_plan
+from narrator.ingest import load_book
+from narrator.plan import PlanSettings, plan_rows, write_plan
 
 NASTY_TEXTS = [
     "plain",
@@ -123,11 +124,13 @@ def test_realistic_plan_round_trips_through_pandas(tmp_path: Path) -> None:
     catalog_path = tmp_path / "results" / "odd-book" / "catalog.tsv"
     catalog_path.parent.mkdir(parents=True)
     options = {"voice": "en-us", "rate": 175}
-    summary = write_plan(book, catalog_path, engine="espeak", options=options, budget=400)
+    settings = PlanSettings(engine="espeak", options=options, budget=400)
+    summary = write_plan(book, catalog_path, catalog_path.with_name("book.json"), settings)
     assert "planned" in summary
-    expected = plan_rows(book, catalog_path.parent / "segments", render_key("espeak", options), 400)
+    expected = plan_rows(load_book(book), catalog_path.parent / "segments", settings)
     texts = [row["text"] for row in expected]
-    assert "NA" in texts and "null" in texts and "#" in texts
+    assert "NA" in texts and "null" in texts
+    assert "#" not in texts  # decoration only: nothing to say, so no segment
     assert any(text.startswith('"Leading quote,"') for text in texts)
     assert read_catalog(catalog_path) == expected
     assert _pandas_rows(catalog_path) == expected

@@ -8,6 +8,7 @@ import yaml
 from conftest import REPO, read_audio
 
 from narrator.catalog import COMPLETED, read_catalog
+from narrator.timeline import build_timeline
 
 pytestmark = pytest.mark.slow
 
@@ -17,8 +18,15 @@ def test_sample_book_renders_completely_with_one_engine_load(reference_book):
     assert rows and all(row["status"] == COMPLETED for row in rows)
     assert {row["chapter"] for row in rows} == {"1", "2", "3"}
     pauses = yaml.safe_load((REPO / "config.yaml").read_text())["pauses"]
-    expected = sum(int(row["frames"]) + round(pauses.get(row["pause_after"], 0) * rate) for row in rows)
-    assert len(data) == expected
+    # Lead pad, each segment and the pause after it, trail pad: the one layout (narrator.timeline).
+    timeline = build_timeline(rows, pauses)
+    assert len(data) == timeline.frames
+    assert (
+        timeline.frames
+        == timeline.lead
+        + sum(int(row["frames"]) + round(pauses.get(row["pause_after"], 0) * rate) for row in rows)
+        + timeline.trail
+    )
     logs = sorted((work.path / "logs" / "render_segment" / "sample").glob("*.log"))
     assert len(logs) == len(rows)
     # Every job ran in the same process and found the engine already loaded.
@@ -138,7 +146,6 @@ def test_wav_truncated_behind_the_catalogs_back_is_named_then_rerendered(workdir
     [
         ("book=empty.txt", "has no text to speak"),
         ("book=binary.txt", "binary file"),
-        ("book=latin1.txt", "is not UTF-8"),
         ("book=nowhere.txt", "no such book file"),
         ("engine=festival", "is not one of"),
         ("book=notes.pdf", "unsupported book format"),
@@ -147,7 +154,6 @@ def test_wav_truncated_behind_the_catalogs_back_is_named_then_rerendered(workdir
 def test_bad_input_is_one_clear_line_and_writes_nothing(workdir, config, message):
     (workdir.path / "empty.txt").write_text("  \n\n")
     (workdir.path / "binary.txt").write_bytes(bytes(range(256)) * 4)
-    (workdir.path / "latin1.txt").write_bytes("Caf\u00e9 society.\n".encode("latin-1"))
     (workdir.path / "notes.pdf").write_bytes(b"%PDF-1.4")
     result = workdir.snakemake(*["--cores", "1", "--config", config], check=False)
     assert result.returncode != 0

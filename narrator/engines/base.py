@@ -27,6 +27,8 @@ class Engine(abc.ABC):
     name: ClassVar[str]
     #: Longest text, in characters, the engine renders well in one call.
     max_chars: ClassVar[int]
+    #: Whether text may carry inline phonemes as [[ ... ]] (the lexicon's phoneme forms).
+    supports_phonemes: ClassVar[bool] = False
 
     @classmethod
     def device(cls, options: Mapping[str, Any]) -> str:

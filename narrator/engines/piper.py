@@ -100,6 +100,7 @@ class PiperEngine(Engine):
     name: ClassVar[str] = "piper"
     # Piper renders one sentence per model run; this keeps a segment to a few sentences.
     max_chars: ClassVar[int] = 400
+    supports_phonemes: ClassVar[bool] = True  # Piper reads [[ phonemes ]] inline
     # First guess of flow-noise frames per phoneme id (at length_scale 1). Measured speech
     # uses ~2-4 (22050 Hz, hop 256); a short guess costs one extra run, never wrong audio.
     frames_per_id: ClassVar[float] = 8.0

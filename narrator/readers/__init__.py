@@ -6,6 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from narrator.book import Book
+from narrator.readers.epub import read_epub
+from narrator.readers.html import read_html
 from narrator.readers.markdown import read_markdown
 from narrator.readers.txt import read_txt
 
@@ -15,4 +17,8 @@ READERS: dict[str, Reader] = {
     ".txt": read_txt,
     ".md": read_markdown,
     ".markdown": read_markdown,
+    ".epub": read_epub,
+    ".html": read_html,
+    ".htm": read_html,
+    ".xhtml": read_html,
 }

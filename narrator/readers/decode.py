@@ -6,7 +6,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-from charset_normalizer import from_bytes
+import chardet
 
 from narrator.errors import BookError
 
@@ -34,7 +34,12 @@ def decode_text(path: Path, data: bytes) -> tuple[str, str]:
         return data.decode("utf-8-sig"), "utf-8"
     except UnicodeDecodeError:
         pass
-    match = from_bytes(data).best()
-    if match is None:
+    # chardet, unlike charset-normalizer, weighs English letter statistics: cp1252 English was
+    # read as cp1250 by charset-normalizer 3.5 (measured), turning "crème" into "crčme".
+    encoding = chardet.detect(data)["encoding"]
+    if encoding is None:
         raise BookError(f"{path}: cannot tell the text encoding; save it as UTF-8 and run again")
-    return str(match), match.encoding
+    try:
+        return data.decode(encoding), encoding.lower()
+    except (UnicodeDecodeError, LookupError):
+        raise BookError(f"{path}: cannot decode the text as {encoding}; save it as UTF-8") from None

@@ -1,4 +1,4 @@
-# The book, from verified segments only.
+# The lossless master, from verified segments only, with one book-level loudness gain.
 
 
 rule assemble_book:
@@ -7,12 +7,23 @@ rule assemble_book:
         segments=get_segment_wavs,
     output:
         book=f"{RESULTS}/{{book}}/{{book}}.wav",
+        loudness=f"{RESULTS}/{{book}}/loudness.json",
     log:
         "logs/assemble_book/{book}.log",
     params:
         pauses=config["pauses"],
+        loudness=config["loudness"],
     run:
         from narrator.workflow import run_logged
         from narrator.assemble import assemble_book
+        from narrator.loudness import LoudnessTarget
 
-        run_logged(log[0], assemble_book, input.catalog, output.book, params.pauses)
+        run_logged(
+            log[0],
+            assemble_book,
+            input.catalog,
+            output.book,
+            params.pauses,
+            LoudnessTarget(**params.loudness),
+            output.loudness,
+        )

@@ -6,7 +6,9 @@ from narrator import catalog as narrator_catalog
 from narrator.config import validate_config
 from narrator.engines import engine_class
 from narrator.errors import UserError
-from narrator.ingest import book_id_for, read_book
+from narrator.ingest import book_id_for, load_book
+from narrator.package import PackageSettings
+from narrator.plan import PlanSettings
 
 
 def fail(message):
@@ -18,8 +20,14 @@ def fail(message):
 try:
     validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
     ENGINE = engine_class(config["engine"])
-    # Reading the book here catches a missing, binary or non-UTF-8 book before any job starts.
-    read_book(config["book"])
+    # Reading the book here catches a missing, damaged or empty book before any job starts.
+    load_book(
+        config["book"], config["chapters"]["include"], config["chapters"]["exclude"]
+    )
+    if config["lexicon"] and not Path(config["lexicon"]).is_file():
+        raise UserError(f"{config['lexicon']}: no such lexicon file")
+    if config["cover"] and not Path(config["cover"]).is_file():
+        raise UserError(f"{config['cover']}: no such cover image")
 except UserError as error:
     fail(str(error))
 
@@ -27,6 +35,25 @@ BOOK_ID = book_id_for(config["book"])
 RESULTS = config["results"]
 ENGINE_OPTIONS = config["engines"].get(config["engine"], {})
 GPUS_PER_RENDER = 1 if ENGINE.device(ENGINE_OPTIONS) == "cuda" else 0
+PLAN_SETTINGS = PlanSettings.from_config(config)
+
+
+PACKAGE_SETTINGS = PackageSettings(
+    ffmpeg=config["ffmpeg"],
+    m4b_bitrate=config["encode"]["m4b_bitrate"],
+    faststart=config["encode"]["faststart"],
+    chapter_format=config["encode"]["chapter_format"],
+    chapter_bitrate=config["encode"]["chapter_bitrate"],
+    year=str(config["year"] or ""),
+    cover=config["cover"] or "",
+)
+#: Where each configured output lands (besides the master, always made).
+OUTPUT_PATHS = {
+    "m4b": "{results}/{book}/{book}.m4b",
+    "chapters": "{results}/{book}/chapters",
+    "srt": "{results}/{book}/{book}.srt",
+    "vtt": "{results}/{book}/{book}.vtt",
+}
 
 
 wildcard_constraints:
@@ -35,7 +62,11 @@ wildcard_constraints:
 
 
 def get_final_output():
-    return f"{RESULTS}/{BOOK_ID}/{BOOK_ID}.wav"
+    """The master WAV and every output the config asks for."""
+    return [f"{RESULTS}/{BOOK_ID}/{BOOK_ID}.wav"] + [
+        OUTPUT_PATHS[kind].format(results=RESULTS, book=BOOK_ID)
+        for kind in config["outputs"]
+    ]
 
 
 def get_book(wildcards):
@@ -46,8 +77,25 @@ def get_book(wildcards):
     return config["book"]
 
 
+def get_lexicon(wildcards):
+    return [config["lexicon"]] if config["lexicon"] else []
+
+
 def get_catalog(wildcards):
     return f"{RESULTS}/{wildcards.book}/catalog.tsv"
+
+
+def get_master(wildcards):
+    return f"{RESULTS}/{wildcards.book}/{wildcards.book}.wav"
+
+
+def get_book_json(wildcards):
+    return f"{RESULTS}/{wildcards.book}/book.json"
+
+
+def get_cover(wildcards):
+    """The config's cover image (the book's own travels with book.json)."""
+    return [config["cover"]] if config["cover"] else []
 
 
 def get_segment_wavs(wildcards):

@@ -4,14 +4,14 @@
 checkpoint plan_catalog:
     input:
         book=get_book,
+        lexicon=get_lexicon,
     output:
         catalog=f"{RESULTS}/{{book}}/catalog.tsv",
+        book_json=f"{RESULTS}/{{book}}/book.json",
     log:
         "logs/plan_catalog/{book}.log",
     params:
-        engine=config["engine"],
-        options=ENGINE_OPTIONS,
-        budget=min(config["max_chars"], ENGINE.max_chars),
+        settings=PLAN_SETTINGS,
     run:
         from narrator.workflow import run_logged
         from narrator.plan import write_plan
@@ -21,7 +21,6 @@ checkpoint plan_catalog:
             write_plan,
             input.book,
             output.catalog,
-            engine=params.engine,
-            options=params.options,
-            budget=params.budget,
+            output.book_json,
+            PLAN_SETTINGS,
         )

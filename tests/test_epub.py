@@ -1,0 +1,582 @@
+"""EPUB reader: a real Gutenberg book, small EPUB 2 and 3 files built here, and hostile archives."""
+
+from __future__ import annotations
+
+import copy
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import alice_path
+
+from narrator.book import Book, Chapter
+from narrator.errors import BookError
+from narrator.ingest import read_book
+from narrator.readers import READERS, epub
+from narrator.readers.epub import read_epub
+
+ALICE_TOC = [
+    "CHAPTER I. Down the Rabbit-Hole",
+    "CHAPTER II. The Pool of Tears",
+    "CHAPTER III. A Caucus-Race and a Long Tale",
+    "CHAPTER IV. The Rabbit Sends in a Little Bill",
+    "CHAPTER V. Advice from a Caterpillar",
+    "CHAPTER VI. Pig and Pepper",
+    "CHAPTER VII. A Mad Tea-Party",
+    "CHAPTER VIII. The Queen’s Croquet-Ground",
+    "CHAPTER IX. The Mock Turtle’s Story",
+    "CHAPTER X. The Lobster Quadrille",
+    "CHAPTER XI. Who Stole the Tarts?",
+    "CHAPTER XII. Alice’s Evidence",
+]
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
+XHTML_NS = 'xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"'
+CONTAINER = (
+    '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+    '<rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+    "</rootfiles></container>"
+)
+
+
+@pytest.fixture(scope="module")
+def alice() -> Book:
+    return read_book(alice_path())
+
+
+def write_zip(path: Path, members: dict[str, str | bytes], mimetype: bool = True) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        if mimetype:
+            archive.writestr(zipfile.ZipInfo("mimetype"), "application/epub+zip", zipfile.ZIP_STORED)
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+def page(body: str, title: str = "t") -> str:
+    head = f"<head><title>{title}</title></head>"
+    return f'<?xml version="1.0" encoding="utf-8"?><html {XHTML_NS}>{head}<body>{body}</body></html>'
+
+
+def opf(
+    manifest: list[tuple[str, str, str, str]],
+    spine: list[str],
+    metadata: str = "",
+    version: str = "3.0",
+    toc: str = "",
+) -> str:
+    """manifest: (id, href, media-type, properties)."""
+    items = "".join(
+        f'<item id="{i}" href="{h}" media-type="{m}"' + (f' properties="{p}"' if p else "") + "/>"
+        for i, h, m, p in manifest
+    )
+    refs = "".join(f'<itemref idref="{i}"/>' for i in spine)
+    toc_attribute = f' toc="{toc}"' if toc else ""
+    meta = metadata or (
+        "<dc:title>A Test Book</dc:title><dc:creator>Ann Author</dc:creator><dc:language>en-GB</dc:language>"
+    )
+    return (
+        f'<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="{version}" '
+        'xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:opf="http://www.idpf.org/2007/opf">'
+        f"<metadata>{meta}</metadata><manifest>{items}</manifest>"
+        f"<spine{toc_attribute}>{refs}</spine></package>"
+    )
+
+
+def write_epub(
+    path: Path, files: dict[str, str | bytes], package: str, extra: dict[str, str | bytes] | None = None
+) -> Path:
+    members: dict[str, str | bytes] = {"META-INF/container.xml": CONTAINER, "OEBPS/content.opf": package}
+    members.update({f"OEBPS/{name}": data for name, data in files.items()})
+    members.update(extra or {})
+    return write_zip(path, members)
+
+
+def _body(book: Book) -> list[Chapter]:
+    return [c for c in book.chapters if c.kind == "body"]
+
+
+# --- the real Gutenberg book -----------------------------------------------------------------------
+
+
+def test_alice_body_is_its_twelve_chapters_titled_as_in_its_toc(alice: Book) -> None:
+    assert [c.title for c in _body(alice)] == ALICE_TOC
+    assert alice.chapters[0].kind == "front" and alice.chapters[-1].kind == "back"
+    assert alice.chapters[-1].title == "THE FULL PROJECT GUTENBERG LICENSE"
+    assert {c.title: c.kind for c in alice.chapters}["Contents"] == "front"
+    assert _body(alice)[0].paragraphs[0].startswith("Alice was beginning to get very tired")
+    assert _body(alice)[-1].paragraphs[-1] == "THE END"
+
+
+def test_alice_body_has_no_gutenberg_boilerplate(alice: Book) -> None:
+    for chapter in _body(alice):
+        for paragraph in chapter.paragraphs:
+            assert "Project Gutenberg" not in paragraph
+            assert "license" not in paragraph.lower()
+
+
+def test_alice_metadata_and_cover(alice: Book) -> None:
+    assert alice.title == "Alice's Adventures in Wonderland"
+    assert alice.authors == ("Lewis Carroll",)
+    assert alice.language == "en"
+    assert alice.cover is not None
+    assert alice.cover.media_type == "image/jpeg" and alice.cover.data.startswith(b"\xff\xd8\xff")
+    assert len(alice.cover.data) > 10_000
+
+
+def test_alice_poems_keep_their_lines(alice: Book) -> None:
+    chapters = {c.title: c for c in alice.chapters}
+    crocodile = next(p for p in chapters[ALICE_TOC[1]].paragraphs if "little crocodile" in p)
+    assert crocodile.split("\n") == [
+        "“How doth the little crocodile",
+        "Improve his shining tail,",
+        "And pour the waters of the Nile",
+        "On every golden scale!",
+    ]
+    william = next(
+        p for p in chapters[ALICE_TOC[4]].paragraphs if p.startswith("“You are old, Father William")
+    )
+    assert william.count("\n") == 3
+    # Prose has no line breaks, and the rows of asterisks became scene breaks, not paragraphs.
+    assert all("\n" not in p for p in chapters[ALICE_TOC[0]].paragraphs)
+    assert chapters[ALICE_TOC[0]].section_ends
+    assert not any(set(p) <= set("* ") for c in alice.chapters for p in c.paragraphs)
+
+
+def test_epub_is_registered() -> None:
+    assert READERS[".epub"] is read_epub
+
+
+# --- EPUB 3 with a nav document --------------------------------------------------------------------
+
+NAV = page(
+    '<nav epub:type="toc"><h1>Contents</h1><ol>'
+    '<li><a href="../Text/part%20one.xhtml">Part One</a><ol>'
+    '<li><a href="../Text/part%20one.xhtml#c1">Chapter 1</a></li>'
+    '<li><a href="../Text/part%20one.xhtml#c2">Chapter 2: The Second</a></li>'
+    "</ol></li>"
+    '<li><a href="../Text/missing.xhtml">Chapter 3</a></li>'
+    '<li><a href="../Text/four.xhtml">Chapter 4</a></li>'
+    '<li><a href="../Text/licence.xhtml">Licence</a></li>'
+    "</ol></nav>"
+    '<nav epub:type="landmarks" hidden=""><ol><li><a href="../Text/four.xhtml">Start</a></li></ol></nav>'
+)
+PART_ONE = page(
+    "<h1>Part One</h1>"
+    '<section id="c1"><h2>Chapter 1</h2>'
+    '<p>It was a dark night.<sup>1</sup> The end<a epub:type="noteref" href="#n1">*</a> came.</p>'
+    '<p><img src="../Images/pic.png" alt="A picture"/></p>'
+    '<p>A <a class="footnote-ref" href="#n2">[2]</a>second paragraph.</p>'
+    "<hr/>"
+    "<p>After the break.</p><p>* * *</p><p>After the stars.</p>"
+    '<div class="poem"><div class="stanza"><span>Twinkle, twinkle,</span><br/><span>little star,</span></div>'
+    '<div class="stanza"><p class="line">How I wonder</p><p class="line">what you are.</p></div></div>'
+    "</section>"
+    '<section id="c2"><h2>Chapter 2:<br/>The Second</h2>'
+    "<div>Direct text in a div.<p>And a nested paragraph.</p></div>"
+    "<ul><li>First item</li><li>Second item</li></ul><blockquote>Quoted words.</blockquote>"
+    "<h3>A Section</h3><p>Section text.</p><script>alert('no')</script><style>p {}</style></section>"
+)
+FOUR = page(
+    '<section epub:type="chapter"><h1>Chapter Four: Nothing Like the TOC</h1>'
+    "<p>Four&nbsp;text&mdash;here.</p></section>"
+)
+LICENCE = page(
+    "<h2>THE FULL PROJECT GUTENBERG LICENSE</h2>"
+    "<p>PLEASE READ THIS BEFORE YOU DISTRIBUTE OR USE THIS WORK.</p>"
+    "<p>To protect the Project Gutenberg mission of promoting the free distribution of electronic works.</p>"
+)
+
+
+@pytest.fixture
+def epub3(tmp_path: Path) -> Path:
+    manifest = [
+        ("nav", "Nav/nav.xhtml", "application/xhtml+xml", "nav"),
+        ("p1", "Text/part%20one.xhtml", "application/xhtml+xml", ""),
+        ("four", "Text/four.xhtml", "application/xhtml+xml", ""),
+        ("lic", "Text/licence.xhtml", "application/xhtml+xml", ""),
+        ("cover", "Images/cover.png", "image/png", "cover-image"),
+    ]
+    package = opf(manifest, ["nav", "p1", "four", "lic"])
+    files = {
+        "Nav/nav.xhtml": NAV,
+        "Text/part one.xhtml": PART_ONE,
+        "Text/four.xhtml": FOUR,
+        "Text/licence.xhtml": LICENCE,
+        "Images/cover.png": PNG,
+    }
+    return write_epub(tmp_path / "book3.epub", files, package)
+
+
+def test_epub3_chapters_follow_the_nav_split_at_anchors(epub3: Path) -> None:
+    book = read_book(epub3)
+    assert book.title == "A Test Book" and book.authors == ("Ann Author",) and book.language == "en-GB"
+    assert book.cover is not None and book.cover.media_type == "image/png" and book.cover.data == PNG
+    # The empty "Part One" and the missing Chapter 3 are gone; the nav page itself is front matter.
+    assert [(c.title, c.kind) for c in book.chapters] == [
+        ("Contents", "front"),
+        ("Chapter 1", "body"),
+        ("Chapter 2: The Second", "body"),
+        ("Chapter 4", "body"),
+        ("Licence", "back"),
+    ]
+
+
+def test_epub3_text_drops_notes_images_and_scripts_and_keeps_breaks_and_verse(epub3: Path) -> None:
+    chapters = {c.title: c for c in read_epub(epub3).chapters}
+    one = chapters["Chapter 1"]
+    assert one.paragraphs == (
+        "It was a dark night. The end came.",
+        "A second paragraph.",
+        "After the break.",
+        "After the stars.",
+        "Twinkle, twinkle,\nlittle star,",
+        "How I wonder\nwhat you are.",
+    )
+    assert one.section_ends == frozenset({1, 2})
+    two = chapters["Chapter 2: The Second"]
+    assert two.paragraphs == (
+        "Direct text in a div.",
+        "And a nested paragraph.",
+        "First item",
+        "Second item",
+        "Quoted words.",
+        "A Section",
+        "Section text.",
+    )
+    # A heading that does not match the TOC title stays as the chapter's first paragraph.
+    assert chapters["Chapter 4"].paragraphs == ("Chapter Four: Nothing Like the TOC", "Four text—here.")
+
+
+def test_epub3_alt_text_is_optional(epub3: Path) -> None:
+    from narrator.readers.xhtml import extract, parse_xhtml
+
+    with zipfile.ZipFile(epub3) as archive:
+        root = parse_xhtml(archive.read("OEBPS/Text/part one.xhtml"))
+    assert "A picture" not in [b.text for b in extract(root).blocks]
+    assert "A picture" in [b.text for b in extract(root, alt_text=True).blocks]
+
+
+# --- EPUB 2 with an NCX -----------------------------------------------------------------------------
+
+
+def ncx(points: str) -> str:
+    return (
+        '<?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1">'
+        f"<docTitle><text>Doc</text></docTitle><navMap>{points}</navMap></ncx>"
+    )
+
+
+def nav_point(order: int, label: str, src: str, inner: str = "") -> str:
+    return (
+        f'<navPoint id="np{order}" playOrder="{order}"><navLabel><text>{label}</text></navLabel>'
+        f'<content src="{src}"/>{inner}</navPoint>'
+    )
+
+
+@pytest.fixture
+def epub2(tmp_path: Path) -> Path:
+    points = (
+        nav_point(1, "Title Page", "text.html#title")
+        + nav_point(
+            2,
+            "Book One",
+            "text.html#b1",
+            nav_point(3, "I. Morning", "text.html#m") + nav_point(4, "II. Noon", "text.html#n"),
+        )
+        + nav_point(6, "III. Night", "night.html")
+        + nav_point(5, "Interlude", "gone.html")
+    )
+    text = page(
+        '<div id="pg-header" class="pg-boilerplate"><h2>The Project Gutenberg eBook of Days</h2>'
+        "<p>This ebook is for the use of anyone anywhere.</p>"
+        "<p>*** START OF THE PROJECT GUTENBERG EBOOK DAYS ***</p></div>"
+        '<div id="title"><h1>Days</h1><p>by Ann Author</p></div>'
+        '<h1 id="b1">Book One</h1>'
+        '<h2><a id="m"/>I.</h2><h3>Morning</h3><p>The sun rose.</p>'
+        '<h2 id="n">II. Noon</h2><p>The sun stood high.</p>'
+    )
+    night = page(
+        "<h2>III. Night</h2><p>The sun set.</p>"
+        "<p>*** END OF THE PROJECT GUTENBERG EBOOK DAYS ***</p>"
+        "<p>Updated editions will replace the previous one.</p>"
+        "<h2>THE FULL PROJECT GUTENBERG LICENSE</h2><p>Section 1. General Terms of Use.</p>"
+    )
+    manifest = [
+        ("ncx", "toc.ncx", "application/x-dtbncx+xml", ""),
+        ("text", "text.html", "application/xhtml+xml", ""),
+        ("night", "night.html", "application/xhtml+xml", ""),
+        ("img", "cover.jpg", "image/jpeg", ""),
+    ]
+    metadata = (
+        '<dc:title>Days</dc:title><dc:creator opf:role="aut">Ann Author</dc:creator>'
+        '<dc:creator opf:role="ill">Ivan Illustrator</dc:creator><dc:creator>Bob Author</dc:creator>'
+        '<dc:language>fr</dc:language><meta name="cover" content="img"/>'
+    )
+    package = opf(manifest, ["text", "night"], metadata, version="2.0", toc="ncx")
+    files = {"toc.ncx": ncx(points), "text.html": text, "night.html": night}
+    files["cover.jpg"] = b"\xff\xd8\xff\xe0" + b"\x00" * 64
+    return write_epub(tmp_path / "book2.epub", files, package)
+
+
+def test_epub2_ncx_in_play_order_with_nested_points_flattened(epub2: Path) -> None:
+    book = read_book(epub2)
+    assert (book.title, book.authors, book.language) == ("Days", ("Ann Author", "Bob Author"), "fr")
+    assert book.cover is not None and book.cover.media_type == "image/jpeg"
+    assert [(c.title, c.kind, c.paragraphs) for c in book.chapters] == [
+        (
+            "The Project Gutenberg eBook of Days",
+            "front",
+            (
+                "This ebook is for the use of anyone anywhere.",
+                "*** START OF THE PROJECT GUTENBERG EBOOK DAYS ***",
+            ),
+        ),
+        ("Title Page", "front", ("Days", "by Ann Author")),
+        ("I. Morning", "body", ("The sun rose.",)),
+        ("II. Noon", "body", ("The sun stood high.",)),
+        ("III. Night", "body", ("The sun set.",)),
+    ]
+
+
+def test_epub2_gutenberg_licence_shared_with_the_last_chapter_is_stripped(epub2: Path) -> None:
+    # read_epub keeps even the empty "Book One" (front); the body has no boilerplate at all.
+    book = read_epub(epub2)
+    assert ("Book One", "front") in [(c.title, c.kind) for c in book.chapters]
+    body_text = " ".join(p for c in _body(book) for p in c.paragraphs)
+    assert "Gutenberg" not in body_text and "editions" not in body_text and "Terms" not in body_text
+
+
+def test_epub_without_toc_falls_back_to_spine_documents(tmp_path: Path) -> None:
+    manifest = [("a", "a.xhtml", "application/xhtml+xml", ""), ("b", "b.xhtml", "application/xhtml+xml", "")]
+    files = {
+        "a.xhtml": page("<h2>Chapter 1</h2><h3>The Beginning</h3><p>First words.</p>"),
+        "b.xhtml": page("<h1>The Middle</h1><p>Second words.</p><h2>Part of it</h2><p>More.</p>"),
+    }
+    book = read_book(write_epub(tmp_path / "flat.epub", files, opf(manifest, ["a", "b"])))
+    assert [(c.title, c.paragraphs) for c in book.chapters] == [
+        ("Chapter 1 The Beginning", ("First words.",)),
+        ("The Middle", ("Second words.", "Part of it", "More.")),
+    ]
+
+
+def test_documents_the_toc_skips_continue_a_chapter_unless_they_are_matter(tmp_path: Path) -> None:
+    nav = page(
+        '<nav epub:type="toc"><h2>Table of Contents</h2><ol>'
+        '<li><a href="one.xhtml">One</a></li><li><a href="two.xhtml">Two</a></li></ol></nav>'
+    )
+    manifest = [
+        ("one", "one.xhtml", "application/xhtml+xml", ""),
+        ("one2", "one_split.xhtml", "application/xhtml+xml", ""),
+        ("two", "two.xhtml", "application/xhtml+xml", ""),
+        ("also", "also.xhtml", "application/xhtml+xml", ""),
+        ("nav", "nav.xhtml", "application/xhtml+xml", "nav"),
+    ]
+    files = {
+        "one.xhtml": page("<h1>One</h1><p>First half.</p>"),
+        "one_split.xhtml": page("<p>Second half.</p>"),
+        "two.xhtml": page("<h1>Two</h1><p>The last chapter.</p>"),
+        "also.xhtml": page("<h2>Also by Ann Author</h2><p>Another Book</p><p>A Third Book</p>"),
+        "nav.xhtml": nav,
+    }
+    book = read_book(
+        write_epub(tmp_path / "skips.epub", files, opf(manifest, ["one", "one2", "two", "also", "nav"]))
+    )
+    assert [(c.title, c.kind, c.paragraphs) for c in book.chapters] == [
+        ("One", "body", ("First half.", "Second half.")),
+        ("Two", "body", ("The last chapter.",)),
+        ("Also by Ann Author", "back", ("Another Book", "A Third Book")),
+        ("Table of Contents", "back", ("One", "Two")),
+    ]
+
+
+def test_font_obfuscation_is_not_drm(tmp_path: Path, epub3: Path) -> None:
+    encryption = (
+        '<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+        'xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>'
+        '<enc:EncryptionMethod Algorithm="http://www.idpf.org/2008/embedding"/></enc:EncryptedData></encryption>'
+    )
+    with zipfile.ZipFile(epub3) as archive:
+        members = {name: archive.read(name) for name in archive.namelist() if name != "mimetype"}
+    members["META-INF/encryption.xml"] = encryption
+    path = write_zip(tmp_path / "fonts.epub", members)
+    assert [c.title for c in _body(read_book(path))] == ["Chapter 1", "Chapter 2: The Second", "Chapter 4"]
+
+
+# --- hostile input ----------------------------------------------------------------------------------
+
+SECRET = "TOP-SECRET-CONTENT-42"
+
+
+def _error(path: Path) -> str:
+    with pytest.raises(BookError) as caught:
+        read_book(path)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(str(path)), message
+    return message
+
+
+def _minimal(tmp_path: Path, name: str, content: str | bytes, package: str | None = None) -> Path:
+    manifest = [("a", "a.xhtml", "application/xhtml+xml", "")]
+    return write_epub(tmp_path / name, {"a.xhtml": content}, package or opf(manifest, ["a"]))
+
+
+def test_not_a_zip_and_truncated_zip(tmp_path: Path, epub3: Path) -> None:
+    junk = tmp_path / "junk.epub"
+    junk.write_bytes(b"this is not a zip file at all" * 10)
+    assert "not a readable zip" in _error(junk)
+    truncated = tmp_path / "truncated.epub"
+    truncated.write_bytes(epub3.read_bytes()[:300])
+    assert "zip" in _error(truncated)
+    empty = tmp_path / "empty.epub"
+    empty.write_bytes(b"")
+    _error(empty)
+
+
+def test_corrupt_member_data(tmp_path: Path) -> None:
+    path = _minimal(tmp_path, "corrupt.epub", page("<p>" + "Words to compress. " * 400 + "</p>"))
+    data = bytearray(path.read_bytes())
+    offset = data.find(b"OEBPS/a.xhtml") + len("OEBPS/a.xhtml") + 40  # inside the deflated data
+    data[offset : offset + 40] = b"\xff" * 40
+    path.write_bytes(bytes(data))
+    assert "a.xhtml" in _error(path)
+
+
+def test_missing_container(tmp_path: Path) -> None:
+    path = write_zip(tmp_path / "nocontainer.epub", {"OEBPS/content.opf": opf([], [])})
+    assert "META-INF/container.xml is missing" in _error(path)
+
+
+def test_container_naming_no_package(tmp_path: Path) -> None:
+    path = write_zip(tmp_path / "noopf.epub", {"META-INF/container.xml": CONTAINER})
+    assert ".opf" in _error(path)
+
+
+def test_drm_encrypted_epub_is_refused(tmp_path: Path) -> None:
+    encryption = (
+        '<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+        'xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>'
+        '<enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/>'
+        '<enc:CipherData><enc:CipherReference URI="OEBPS/a.xhtml"/></enc:CipherData>'
+        "</enc:EncryptedData></encryption>"
+    )
+    manifest = [("a", "a.xhtml", "application/xhtml+xml", "")]
+    path = write_epub(
+        tmp_path / "drm.epub",
+        {"a.xhtml": b"\x8f\x01binary"},
+        opf(manifest, ["a"]),
+        {"META-INF/encryption.xml": encryption},
+    )
+    assert "DRM-protected" in _error(path) and "cannot read it" in _error(path)
+
+
+def test_zip_bomb_of_600_mib_is_refused_without_decompressing(tmp_path: Path) -> None:
+    path = _minimal(tmp_path, "bomb.epub", page("<p>Hi.</p>"))
+    chunk = bytes(4 * 1024 * 1024)
+    with (
+        zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED, compresslevel=1) as archive,
+        archive.open("OEBPS/zeros.xhtml", "w", force_zip64=True) as member,
+    ):
+        for _ in range(150):  # 600 MiB of zeros, streamed: never all in memory
+            member.write(chunk)
+    assert path.stat().st_size < 10 * 1024 * 1024
+    assert "zip bomb" in _error(path)
+
+
+def test_high_compression_ratio_is_refused(tmp_path: Path) -> None:
+    path = _minimal(tmp_path, "ratio.epub", page("<p>Hi.</p>"))
+    with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("OEBPS/zeros.bin", bytes(8 * 1024 * 1024))
+    assert "zip bomb" in _error(path)
+
+
+def test_total_size_cap_counts_every_member(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(epub, "MAX_TOTAL_BYTES", 64 * 1024)
+    path = _minimal(tmp_path, "many.epub", page("<p>Hi.</p>"))
+    with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as archive:
+        for n in range(10):
+            archive.writestr(f"OEBPS/filler{n}.txt", "x" * 10_000)
+    assert "too much data" in _error(path)
+
+
+def test_reading_is_bounded_even_when_headers_lie(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Headers that claim tiny members pass the checks; the bounded read still stops at the cap."""
+    path = _minimal(tmp_path, "liar.epub", page("<p>" + "Honest words. " * 5000 + "</p>"))
+    real_infolist = zipfile.ZipFile.infolist
+
+    def lying_infolist(self: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
+        fakes = []
+        for info in real_infolist(self):
+            fake = copy.copy(info)
+            fake.file_size = min(info.file_size, 10)
+            fakes.append(fake)
+        return fakes
+
+    monkeypatch.setattr(epub, "MAX_MEMBER_BYTES", 16 * 1024)
+    monkeypatch.setattr(zipfile.ZipFile, "infolist", lying_infolist)
+    assert "a.xhtml decompresses to too much data" in _error(path)
+
+
+def test_xxe_entities_are_never_resolved(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET)
+    doctype = f'<!DOCTYPE html [<!ENTITY xxe SYSTEM "file://{secret}">]>'
+    content = (
+        f'<?xml version="1.0"?>{doctype}<html {XHTML_NS}><head><title>&xxe;</title></head>'
+        "<body><h1>Chapter &xxe;</h1><p>Before &xxe; after.</p></body></html>"
+    )
+    package = opf(
+        [("a", "a.xhtml", "application/xhtml+xml", "")], ["a"], "<dc:title>T &xxe;</dc:title>"
+    ).replace(
+        '<?xml version="1.0"?>',
+        f'<?xml version="1.0"?><!DOCTYPE package [<!ENTITY xxe SYSTEM "file://{secret}">]>',
+    )
+    book = read_book(_minimal(tmp_path, "xxe.epub", content, package))
+    everything = repr(book)
+    assert SECRET not in everything
+    assert book.chapters[0].paragraphs == ("Before after.",)
+
+
+def test_toc_pointing_only_at_missing_files(tmp_path: Path) -> None:
+    nav = page(
+        '<nav epub:type="toc"><ol><li><a href="gone.xhtml">One</a></li><li><a href="http://x.org/a">Two</a></li></ol></nav>'
+    )
+    manifest = [
+        ("nav", "nav.xhtml", "application/xhtml+xml", "nav"),
+        ("a", "a.xhtml", "application/xhtml+xml", ""),
+    ]
+    path = write_epub(
+        tmp_path / "lost.epub", {"nav.xhtml": nav, "a.xhtml": page("<p>Text.</p>")}, opf(manifest, ["a"])
+    )
+    assert _error(path).endswith("the table of contents points at no readable chapter")
+
+
+@pytest.mark.parametrize(
+    ("member", "broken"),
+    [("a.xhtml", "<html><body><p>unclosed</body></html>"), ("content.opf", "<package><metadata></package>")],
+)
+def test_malformed_xml_names_the_member(tmp_path: Path, member: str, broken: str) -> None:
+    manifest = [("a", "a.xhtml", "application/xhtml+xml", "")]
+    files: dict[str, str | bytes] = {"a.xhtml": page("<p>Fine.</p>")}
+    package = opf(manifest, ["a"])
+    if member == "content.opf":
+        package = broken
+    else:
+        files[member] = broken
+    message = _error(write_epub(tmp_path / "bad.epub", files, package))
+    assert f"OEBPS/{member} is not well-formed XML" in message
+
+
+def test_malformed_ncx_names_the_member(tmp_path: Path) -> None:
+    manifest = [
+        ("ncx", "toc.ncx", "application/x-dtbncx+xml", ""),
+        ("a", "a.xhtml", "application/xhtml+xml", ""),
+    ]
+    files = {"toc.ncx": "<ncx><navMap><navPoint></ncx>", "a.xhtml": page("<p>Fine.</p>")}
+    message = _error(
+        write_epub(tmp_path / "badncx.epub", files, opf(manifest, ["a"], version="2.0", toc="ncx"))
+    )
+    assert "OEBPS/toc.ncx is not well-formed XML" in message
+
+
+def test_empty_spine_and_no_toc(tmp_path: Path) -> None:
+    assert "no readable content" in _error(write_epub(tmp_path / "hollow.epub", {}, opf([], [])))

@@ -1,0 +1,126 @@
+"""Standalone HTML and XHTML books: title, chapters at headings, footnotes, charsets, hostile input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from narrator.errors import BookError
+from narrator.ingest import read_book
+from narrator.readers import READERS
+from narrator.readers.html import read_html
+
+NOVEL = """<!DOCTYPE html>
+<html><head><title>The Great Book</title><style>p { color: red }</style><script>var x = 1;</script></head>
+<body>
+<h1>The Great Book</h1>
+<p>Some words before the first chapter.</p>
+<h2>Chapter One</h2>
+<p>It began <em>softly</em>,<sup><a href="#fn1" id="r1">1</a></sup> then <b>loudly</b>.</p>
+<p>A <a href="http://example.com">link</a> here<a class="footnote" href="#fn2">[2]</a>.</p>
+<p><img src="pic.png" alt="a picture"></p>
+<hr>
+<p>After the break.
+</p>
+<h2>Chapter Two</h2>
+<h3>A Section</h3>
+<p>The end came.</p>
+<div class="poem"><p>Roses are red,<br>violets are blue.</p></div>
+</body></html>
+"""
+
+
+def _write(tmp_path: Path, name: str, data: str | bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    return path
+
+
+def test_html_suffixes_are_registered() -> None:
+    assert all(READERS[suffix] is read_html for suffix in (".html", ".htm", ".xhtml"))
+
+
+def test_html_title_chapters_by_headings_footnotes_dropped(tmp_path: Path) -> None:
+    book = read_book(_write(tmp_path, "novel.html", NOVEL))
+    assert book.title == "The Great Book" and book.encoding == "utf-8"
+    assert [(c.title, c.paragraphs) for c in book.chapters] == [
+        ("", ("Some words before the first chapter.",)),
+        ("Chapter One", ("It began softly, then loudly.", "A link here.", "After the break.")),
+        ("Chapter Two", ("A Section", "The end came.", "Roses are red,\nviolets are blue.")),
+    ]
+    assert book.chapters[1].section_ends == frozenset({1})
+    assert all(c.kind == "body" for c in book.chapters)
+
+
+def test_html_without_repeated_headings_is_one_chapter(tmp_path: Path) -> None:
+    path = _write(tmp_path, "story.htm", "<html><body><h1>A Story</h1><p>One.</p><p>Two.</p></body></html>")
+    book = read_book(path)
+    assert book.title == "Story"  # no <title>: from the file name
+    assert [(c.title, c.paragraphs) for c in book.chapters] == [("A Story", ("One.", "Two."))]
+
+
+def test_html_declared_cp1252_charset_is_honoured(tmp_path: Path) -> None:
+    html = (
+        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
+        "<title>Caf\xe9</title></head><body><p>\x93Quoted\x94 caf\xe9 \x96 na\xefve.</p></body></html>"
+    )
+    book = read_book(_write(tmp_path, "cafe.html", html.encode("latin-1")))
+    assert book.encoding == "cp1252" and book.title == "Café"
+    assert book.chapters[0].paragraphs == ("“Quoted” café – naïve.",)
+
+
+def test_html_latin1_label_reads_as_cp1252_and_utf8_meta_charset(tmp_path: Path) -> None:
+    latin = '<meta charset="iso-8859-1"><p>\x93Hi\x94</p>'.encode("latin-1")
+    assert read_book(_write(tmp_path, "a.html", latin)).chapters[0].paragraphs == ("“Hi”",)
+    utf8 = '<meta charset="utf-8"><p>Ünïcödé</p>'.encode()
+    assert read_book(_write(tmp_path, "b.html", utf8)).chapters[0].paragraphs == ("Ünïcödé",)
+
+
+def test_xhtml_file_with_namespaces_and_declaration(tmp_path: Path) -> None:
+    xhtml = (
+        '<?xml version="1.0" encoding="iso-8859-1"?>\n'
+        '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>X</title></head><body>'
+        "<h2>One</h2><p>Caf\xe9&nbsp;one.</p><h2>Two</h2><p>Two.</p></body></html>"
+    )
+    book = read_book(_write(tmp_path, "x.xhtml", xhtml.encode("latin-1")))
+    assert [(c.title, c.paragraphs) for c in book.chapters] == [("One", ("Café one.",)), ("Two", ("Two.",))]
+
+
+def test_gutenberg_html_header_and_licence_are_front_and_back(tmp_path: Path) -> None:
+    html = (
+        "<html><head><title>The Project Gutenberg eBook of Days</title></head><body>"
+        '<section class="pg-boilerplate" id="pg-header"><h2>The Project Gutenberg eBook of Days</h2>'
+        "<p>This ebook is for the use of anyone anywhere.</p>"
+        "<p>*** START OF THE PROJECT GUTENBERG EBOOK DAYS ***</p></section>"
+        "<h2>Chapter 1</h2><p>Morning.</p><h2>Chapter 2</h2><p>Evening.</p>"
+        '<section class="pg-boilerplate" id="pg-footer">'
+        "<p>*** END OF THE PROJECT GUTENBERG EBOOK DAYS ***</p>"
+        "<h2>THE FULL PROJECT GUTENBERG LICENSE</h2><p>Section 1.</p></section></body></html>"
+    )
+    book = read_book(_write(tmp_path, "days.html", html))
+    assert [(c.title, c.kind) for c in book.chapters] == [
+        ("The Project Gutenberg eBook of Days", "front"),
+        ("Chapter 1", "body"),
+        ("Chapter 2", "body"),
+        ("THE FULL PROJECT GUTENBERG LICENSE", "back"),
+    ]
+    assert book.chapters[2].paragraphs == ("Evening.",)
+
+
+def test_html_never_resolves_external_entities(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-CONTENT-42")
+    doctype = f'<!DOCTYPE html [<!ENTITY xxe SYSTEM "file://{secret}">]>'
+    for name in ("x.html", "x.xhtml"):
+        page = f'{doctype}<html xmlns="http://www.w3.org/1999/xhtml"><body><p>A &xxe; B</p></body></html>'
+        book = read_book(_write(tmp_path, name, page))
+        assert "TOP-SECRET" not in repr(book)
+
+
+def test_html_with_no_text_is_one_line_error(tmp_path: Path) -> None:
+    for name, data in (("empty.html", ""), ("images.html", '<html><body><img src="a.png"></body></html>')):
+        path = _write(tmp_path, name, data)
+        with pytest.raises(BookError) as caught:
+            read_book(path)
+        assert str(caught.value).startswith(str(path)) and "\n" not in str(caught.value)

@@ -1,0 +1,87 @@
+# Audiobook out: the M4B, per-chapter files and subtitles, all from the master WAV and the timeline
+# (catalog frames + pauses). Changing pauses, loudness or encoding re-runs these, never a render.
+
+
+rule package_m4b:
+    input:
+        master=get_master,
+        catalog=get_catalog,
+        book_json=get_book_json,
+        cover=get_cover,
+    output:
+        m4b=f"{RESULTS}/{{book}}/{{book}}.m4b",
+    log:
+        "logs/package_m4b/{book}.log",
+    params:
+        pauses=config["pauses"],
+        settings=PACKAGE_SETTINGS,
+    run:
+        from narrator.workflow import run_logged
+        from narrator.package import package_m4b
+
+        run_logged(
+            log[0],
+            package_m4b,
+            input.master,
+            input.catalog,
+            input.book_json,
+            output.m4b,
+            params.pauses,
+            params.settings,
+        )
+
+
+rule package_chapters:
+    input:
+        master=get_master,
+        catalog=get_catalog,
+        book_json=get_book_json,
+        cover=get_cover,
+    output:
+        chapters=directory(f"{RESULTS}/{{book}}/chapters"),
+    log:
+        "logs/package_chapters/{book}.log",
+    params:
+        pauses=config["pauses"],
+        settings=PACKAGE_SETTINGS,
+    run:
+        from narrator.workflow import run_logged
+        from narrator.package import package_chapters
+
+        run_logged(
+            log[0],
+            package_chapters,
+            input.master,
+            input.catalog,
+            input.book_json,
+            output.chapters,
+            params.pauses,
+            params.settings,
+        )
+
+
+rule package_subtitles:
+    input:
+        master=get_master,
+        catalog=get_catalog,
+    output:
+        subtitles=f"{RESULTS}/{{book}}/{{book}}.{{kind}}",
+    log:
+        "logs/package_subtitles/{book}.{kind}.log",
+    wildcard_constraints:
+        kind="srt|vtt",
+    params:
+        pauses=config["pauses"],
+    run:
+        from narrator.workflow import run_logged
+        from narrator.package import write_subtitles
+
+        run_logged(
+            log[0],
+            write_subtitles,
+            input.catalog,
+            input.master,
+            output.subtitles,
+            params.pauses,
+            wildcards.kind,
+        )
