@@ -65,7 +65,7 @@ class PlanSettings:
         return cls(
             engine=engine,
             options=config["engines"].get(engine, {}),
-            budget=min(config["max_chars"], engine_class(engine).max_chars),
+            budget=min(config["max_chars"], engine_class(engine).budget(config["engines"].get(engine, {}))),
             lexicon=config["lexicon"],
             include=tuple(config["chapters"]["include"]),
             exclude=tuple(config["chapters"]["exclude"]),

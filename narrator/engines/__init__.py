@@ -14,6 +14,7 @@ from narrator.engines.base import Engine, EngineError
 _ENGINE_CLASSES = {
     "piper": "narrator.engines.piper:PiperEngine",
     "espeak": "narrator.engines.espeak:EspeakEngine",
+    "coqui": "narrator.engines.coqui:CoquiEngine",
 }
 
 _loaded: dict[str, Engine] = {}

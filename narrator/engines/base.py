@@ -32,8 +32,18 @@ class Engine(abc.ABC):
 
     @classmethod
     def device(cls, options: Mapping[str, Any]) -> str:
-        """Where this engine runs with these options: "cpu" or "cuda"; decides the gpu resource."""
+        """Where this engine runs with these options: "cpu" or "cuda[:N]"; decides the gpu resource."""
         return "cpu"
+
+    @classmethod
+    def budget(cls, options: Mapping[str, Any]) -> int:
+        """Longest segment, in characters, for these options (a model may have a hard limit)."""
+        return cls.max_chars
+
+    @classmethod
+    def preflight(cls, options: Mapping[str, Any]) -> None:
+        """Cheap checks before planning (files exist, device present); EngineError with one line."""
+        return None  # most engines have nothing to check before loading
 
     @classmethod
     @abc.abstractmethod

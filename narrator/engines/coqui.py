@@ -1,0 +1,148 @@
+"""Coqui TTS engine (the maintained `coqui-tts` package): VITS, XTTS and friends, CPU or CUDA.
+
+The model lives in one worker process per engine, loaded once and reused for every segment.
+A segment that hangs past ``timeout_s`` is killed with its worker, reported, and the worker is
+started again; a CUDA out-of-memory error is retried once after freeing the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from narrator.engines._coqui_worker import serve
+from narrator.engines.base import Engine, EngineError
+
+#: XTTS warns above ~250 characters for English and degrades; other models take a sentence or two.
+XTTS_MAX_CHARS = 250
+DEFAULT_TIMEOUT_S = 300.0
+LOAD_TIMEOUT_S = 600.0
+
+
+def _config_json(options: Mapping[str, Any]) -> dict[str, Any]:
+    path = options.get("config_path")
+    if not path:
+        return {}
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise EngineError(f"coqui config_path {path}: cannot read it ({error})") from None
+
+
+class CoquiEngine(Engine):
+    """Options: model_name, or model_path + config_path (+ speakers_file); speaker, speaker_wav,
+    language; device (auto, cpu, cuda, cuda:N); timeout_s; max_chars; test_faults (tests only)."""
+
+    name: ClassVar[str] = "coqui"
+    max_chars: ClassVar[int] = 400
+
+    def __init__(self, options: Mapping[str, Any], device: str) -> None:
+        self._options = dict(options)
+        self._device = device
+        self._timeout = float(options.get("timeout_s", DEFAULT_TIMEOUT_S))
+        self._lock = threading.Lock()
+        self.loads = 0
+        self._start()
+
+    @classmethod
+    def device(cls, options: Mapping[str, Any]) -> str:
+        wanted = options.get("device", "auto")
+        if wanted != "auto":
+            return wanted
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
+
+    @classmethod
+    def budget(cls, options: Mapping[str, Any]) -> int:
+        if options.get("max_chars"):
+            return int(options["max_chars"])
+        model = f"{options.get('model_name', '')} {_config_json(options).get('model', '')}".lower()
+        return XTTS_MAX_CHARS if "xtts" in model else cls.max_chars
+
+    @classmethod
+    def preflight(cls, options: Mapping[str, Any]) -> None:
+        if not options.get("model_name") and not options.get("model_path"):
+            raise EngineError("coqui needs engines.coqui.model_name, or model_path and config_path")
+        for key in ("model_path", "config_path", "speakers_file", "speaker_wav"):
+            if options.get(key) and not Path(options[key]).exists():
+                raise EngineError(f"coqui {key} not found: {options[key]}")
+        if options.get("model_path") and not options.get("config_path"):
+            raise EngineError("coqui model_path needs config_path too")
+        config = _config_json(options)
+        languages = config.get("languages") or []
+        if options.get("language") and languages and options["language"] not in languages:
+            raise EngineError(f"coqui model has no language {options['language']!r}; it has {languages}")
+        speakers_file = options.get("speakers_file")
+        if options.get("speaker") and speakers_file:
+            speakers = json.loads(Path(speakers_file).read_text())
+            if options["speaker"] not in speakers:
+                raise EngineError(f"coqui speaker {options['speaker']!r} is not in {speakers_file}")
+        device = cls.device(options)
+        if device.startswith("cuda"):
+            import torch
+
+            index = int(device.partition(":")[2] or 0)
+            available = torch.cuda.device_count()
+            if index >= available:
+                raise EngineError(f"coqui device {device} is not available ({available} CUDA devices)")
+
+    @classmethod
+    def load(cls, options: Mapping[str, Any]) -> CoquiEngine:
+        cls.preflight(options)
+        return cls(options, cls.device(options))
+
+    def _start(self) -> None:
+        # spawn, not fork: the host is a multi-threaded Snakemake process.
+        context = multiprocessing.get_context("spawn")
+        self._connection, child = context.Pipe()
+        self._process = context.Process(target=serve, args=(child, self._options, self._device), daemon=True)
+        self._process.start()
+        child.close()
+        self.loads += 1
+        if not self._connection.poll(LOAD_TIMEOUT_S):
+            self._stop()
+            raise EngineError(f"the Coqui model did not load within {LOAD_TIMEOUT_S:.0f} s")
+        status, value = self._receive()
+        if status != "ready":
+            self._stop()
+            raise EngineError(value)
+        self._rate = int(value)
+
+    def _receive(self) -> tuple:
+        try:
+            return self._connection.recv()
+        except (EOFError, OSError):
+            self._stop()
+            raise EngineError("the Coqui worker process died") from None
+
+    def _stop(self) -> None:
+        self._connection.close()
+        self._process.kill()
+        self._process.join()
+
+    @property
+    def sample_rate(self) -> int:
+        return self._rate
+
+    def synthesize(self, text: str, *, seed: int) -> np.ndarray:
+        with self._lock:
+            self._connection.send((text, seed))
+            if not self._connection.poll(self._timeout):
+                # A hung model cannot be interrupted from outside: kill its process, start afresh.
+                self._stop()
+                self._start()
+                raise EngineError(f"a {len(text)}-character segment hung; killed after {self._timeout:g} s")
+            reply = self._receive()
+        if reply[0] == "error":
+            raise EngineError(reply[1])
+        return reply[1]
+
+    def close(self) -> None:
+        self._stop()
