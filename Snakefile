@@ -8,11 +8,15 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/plan.smk"
 include: "workflow/rules/render.smk"
 include: "workflow/rules/assemble.smk"
 include: "workflow/rules/package.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:

@@ -152,6 +152,14 @@ def mark_queued(path: str | Path, segment_ids: Iterable[str]) -> None:
     update_rows(path, {segment_id: queued_fields() for segment_id in segment_ids})
 
 
+def rows_by_chapter(rows: Iterable[Row]) -> dict[str, list[Row]]:
+    """Rows grouped by chapter, chapters in reading order (the catalog's rows already are)."""
+    groups: dict[str, list[Row]] = {}
+    for row in rows:
+        groups.setdefault(row["chapter"], []).append(row)
+    return groups
+
+
 def recorded(row: Mapping[str, str]) -> WavRecord:
     """The WAV record a completed row promises."""
     return WavRecord(frames=int(row["frames"]), sample_rate=int(row["sample_rate"]), sha256=row["sha256"])

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from pathlib import Path
+from typing import TextIO
 
-from narrator.errors import UserError
-from narrator.status import format_progress, measure
+from narrator.catalog import read_catalog
+from narrator.errors import CatalogError, UserError
+from narrator.status import format_progress, format_status, glyphs_for, progress
 from narrator.verify import verify_catalog
+
+#: Home the cursor and clear the screen (only ever written to a terminal).
+CLEAR = "\x1b[H\x1b[2J"
 
 
 def _catalogs(given: list[str], results: str) -> list[Path]:
@@ -20,11 +26,44 @@ def _catalogs(given: list[str], results: str) -> list[Path]:
     return paths
 
 
-def _status(args: argparse.Namespace) -> None:
+def _snapshot(args: argparse.Namespace, out: TextIO) -> str:
+    columns = shutil.get_terminal_size().columns
+    glyphs = glyphs_for(getattr(out, "encoding", None))
+    now = time.time()
+    blocks = []
+    for path in _catalogs(args.catalogs, args.results):
+        try:
+            rows = read_catalog(path)
+            if args.brief:
+                blocks.append(format_progress(path, progress(rows)))
+            else:
+                blocks.append(format_status(path, rows, now, columns, glyphs))
+        except CatalogError as error:
+            if not args.watch:
+                raise
+            # Mid-run the catalog can vanish for a moment (a re-plan deletes it first): keep watching.
+            blocks.append(f"{path}: {error}")
+    return "\n".join(blocks)
+
+
+def _status(args: argparse.Namespace, out: TextIO | None = None, rounds: int | None = None) -> None:
+    """Print one snapshot, or with --watch one every interval: redrawn in place on a terminal,
+    appended (separated by a blank line) when the output is a file or a pipe."""
+    out = out or sys.stdout
+    terminal = out.isatty()
+    shown = 0
     while True:
-        lines = [format_progress(path, measure(path)) for path in _catalogs(args.catalogs, args.results)]
-        print("\n".join(lines), flush=True)
-        if not args.watch:
+        text = _snapshot(args, out)
+        if args.watch:
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+            text = f"{stamp}  every {args.interval:g} s; Ctrl-C to stop\n{text}"
+            if terminal:
+                text = CLEAR + text
+            elif shown:
+                text = "\n" + text
+        print(text, file=out, flush=True)
+        shown += 1
+        if not args.watch or (rounds is not None and shown >= rounds):
             return
         time.sleep(args.interval)
 
@@ -40,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     status = commands.add_parser("status", help="progress of each book from its catalog")
     status.add_argument("--watch", action="store_true", help="refresh until interrupted")
     status.add_argument("--interval", type=float, default=5.0, help="seconds between refreshes")
+    status.add_argument("--brief", action="store_true", help="only the one summary line per book")
     status.set_defaults(run=_status)
     verify = commands.add_parser("verify", help="re-check published WAVs; re-queue damaged ones")
     verify.set_defaults(run=_verify)

@@ -1,14 +1,23 @@
-"""Progress of a book from its catalog alone: counts, audio so far, and an ETA."""
+"""Progress of a book from its catalog alone: counts, audio so far, pace, an ETA and chapter bars.
+
+Everything here is computed from the catalog's rows, so it works while a run is going, after it
+finished, and after a crash (when nothing else is left to ask).
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from narrator.catalog import COMPLETED, read_catalog
+from narrator.catalog import COMPLETED, Row, read_catalog, rows_by_chapter
+from narrator.timeline import chapter_title
 
 #: How many recent completions estimate the current throughput.
 RECENT = 50
+#: Characters of a progress bar.
+BAR_WIDTH = 20
 
 
 @dataclass(frozen=True)
@@ -27,35 +36,178 @@ class Progress:
         return 100.0 * self.completed / self.total if self.total else 100.0
 
 
-def measure(catalog_path: str | Path) -> Progress:
-    rows = read_catalog(catalog_path)
-    done = [row for row in rows if row["status"] == COMPLETED]
-    audio = sum(int(row["frames"]) / int(row["sample_rate"]) for row in done)
+@dataclass(frozen=True)
+class ChapterProgress:
+    number: int
+    title: str
+    total: int
+    completed: int
+    audio_seconds: float
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """The pace of the latest completions (wall clock, so parallel jobs count)."""
+
+    window: int  # completions in the window
+    segments_per_minute: float
+    audio_per_second: float  # seconds of audio per wall-clock second
+    last_completed_at: float
+
+
+def _audio(row: Row) -> float:
+    return int(row["frames"]) / int(row["sample_rate"]) if row["frames"] and row["sample_rate"] else 0.0
+
+
+def _done(rows: Sequence[Row]) -> list[Row]:
+    return [row for row in rows if row["status"] == COMPLETED]
+
+
+def progress(rows: Sequence[Row]) -> Progress:
+    done = _done(rows)
     remaining = len(rows) - len(done)
-    return Progress(len(rows), len(done), audio, _eta(done, remaining))
+    return Progress(len(rows), len(done), sum(map(_audio, done)), _eta(done, remaining))
 
 
-def _eta(done: list[dict[str, str]], remaining: int) -> float | None:
+def measure(catalog_path: str | Path) -> Progress:
+    return progress(read_catalog(catalog_path))
+
+
+def _recent(done: Sequence[Row]) -> list[Row]:
+    """The latest completions, oldest first."""
+    stamped = [row for row in done if row["completed_at"]]
+    return sorted(stamped, key=lambda row: float(row["completed_at"]))[-RECENT:]
+
+
+def _eta(done: list[Row], remaining: int) -> float | None:
     """Seconds left at the pace of the latest completions (wall clock, so parallelism counts)."""
     if remaining == 0:
         return 0.0
-    stamps = sorted(float(row["completed_at"]) for row in done if row["completed_at"])[-RECENT:]
+    stamps = [float(row["completed_at"]) for row in _recent(done)]
     if len(stamps) >= 2 and stamps[-1] > stamps[0]:
         return remaining * (stamps[-1] - stamps[0]) / (len(stamps) - 1)
     renders = [float(row["render_seconds"]) for row in done if row["render_seconds"]]
     return remaining * sum(renders) / len(renders) if renders else None
 
 
-def _clock(seconds: float) -> str:
+def throughput(rows: Sequence[Row]) -> Throughput | None:
+    """Segments per minute and audio seconds per wall second over the latest completions.
+
+    The first completion of the window only opens it: the rates count what finished after it.
+    """
+    recent = _recent(_done(rows))
+    if len(recent) < 2:
+        return None
+    first, last = float(recent[0]["completed_at"]), float(recent[-1]["completed_at"])
+    span = last - first
+    if span <= 0:
+        return None
+    audio = sum(_audio(row) for row in recent[1:])
+    return Throughput(len(recent), 60.0 * (len(recent) - 1) / span, audio / span, last)
+
+
+def chapters(rows: Sequence[Row]) -> list[ChapterProgress]:
+    """Per-chapter counts in book order (the catalog's rows are in reading order)."""
+    groups = rows_by_chapter(rows)
+    order = list(groups)
+    result = []
+    for index, key in enumerate(order, start=1):
+        members = groups[key]
+        number = int(key) if key.isdigit() else index
+        done = _done(members)
+        result.append(
+            ChapterProgress(
+                number, chapter_title(members[0], number), len(members), len(done), sum(map(_audio, done))
+            )
+        )
+    return result
+
+
+def clock(seconds: float) -> str:
     minutes, secs = divmod(round(seconds), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}"
 
 
 def format_progress(catalog_path: str | Path, progress: Progress) -> str:
-    eta = "unknown" if progress.eta_seconds is None else _clock(progress.eta_seconds)
+    eta = "unknown" if progress.eta_seconds is None else clock(progress.eta_seconds)
     return (
         f"{catalog_path}: {progress.completed}/{progress.total} completed ({progress.percent:.1f}%), "
         f"{progress.queued} queued; audio so far {progress.audio_seconds / 3600:.2f} h "
-        f"({_clock(progress.audio_seconds)}); ETA {eta}"
+        f"({clock(progress.audio_seconds)}); ETA {eta}"
     )
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    full: str
+    empty: str
+    ellipsis: str
+
+
+UNICODE = Glyphs("█", "░", "…")
+ASCII = Glyphs("#", "-", "...")
+
+
+def bar(done: int, total: int, width: int = BAR_WIDTH, glyphs: Glyphs = UNICODE) -> str:
+    """A bar that is full only when everything is done (rounded down, like the percentages)."""
+    filled = width if total == 0 or done >= total else math.floor(width * done / total)
+    return glyphs.full * filled + glyphs.empty * (width - filled)
+
+
+def _floor_percent(done: int, total: int) -> int:
+    """Whole percent, rounded down: 99 % until the last segment is in."""
+    return 100 if total == 0 or done >= total else math.floor(100 * done / total)
+
+
+def _fit(text: str, room: int, glyphs: Glyphs) -> str:
+    if len(text) <= room:
+        return text
+    return text[: max(room - len(glyphs.ellipsis), 0)] + glyphs.ellipsis
+
+
+def format_status(
+    catalog_path: str | Path,
+    rows: Sequence[Row],
+    now: float,
+    columns: int = 80,
+    glyphs: Glyphs = UNICODE,
+) -> str:
+    """The summary line (kept stable for scripts), then pace, an overall bar and one bar per chapter."""
+    overall = progress(rows)
+    lines = [format_progress(catalog_path, overall)]
+    pace = throughput(rows)
+    if pace is not None:
+        lines.append(
+            f"  pace  {pace.segments_per_minute:.1f} segments/min, "
+            f"{pace.audio_per_second:.1f} audio-s per wall-s (latest {pace.window}); "
+            f"last {clock(max(now - pace.last_completed_at, 0.0))} ago"
+        )
+    parts = chapters(rows)
+    digits = max((len(str(part.total)) for part in parts), default=1)
+    number_width = max((len(str(part.number)) for part in parts), default=1)
+    number_width = max(number_width, 2)
+    label_width = 3 + number_width  # "ch " + number
+    lines.append(
+        f"  {'all':<{label_width}} {bar(overall.completed, overall.total, glyphs=glyphs)} "
+        f"{_floor_percent(overall.completed, overall.total):>3}%  "
+        f"{overall.completed:>{digits}}/{overall.total:<{digits}}  "
+        f"{clock(overall.audio_seconds)} of audio"
+    )
+    for part in parts:
+        head = (
+            f"  ch {part.number:>{number_width}} {bar(part.completed, part.total, glyphs=glyphs)} "
+            f"{_floor_percent(part.completed, part.total):>3}%  "
+            f"{part.completed:>{digits}}/{part.total:<{digits}}  "
+        )
+        lines.append(head + _fit(part.title, max(columns - len(head) - 1, 12), glyphs))
+    return "\n".join(lines)
+
+
+def glyphs_for(encoding: str | None) -> Glyphs:
+    """Block characters where the output can encode them, ASCII elsewhere (e.g. LANG=C pipes)."""
+    try:
+        (UNICODE.full + UNICODE.empty + UNICODE.ellipsis).encode(encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return ASCII
+    return UNICODE

@@ -297,7 +297,10 @@ def test_status_prints_counts_percent_and_eta(tmp_path: Path, capsys: pytest.Cap
     out, err = capsys.readouterr()
     assert err == ""
     # 7 left at one completion per 10 s of wall clock; 3 x 30 s of audio so far.
-    assert out == (f"{path}: 3/10 completed (30.0%), 7 queued; audio so far 0.03 h (0:01:30); ETA 0:01:10\n")
+    summary = f"{path}: 3/10 completed (30.0%), 7 queued; audio so far 0.03 h (0:01:30); ETA 0:01:10"
+    assert out.splitlines()[0] == summary  # then pace and bars (tests/test_status.py)
+    assert main(["status", "--brief", str(path)]) == 0
+    assert capsys.readouterr().out == summary + "\n"
 
 
 def test_status_of_a_folder_and_of_a_real_plan(rendered: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -312,7 +315,7 @@ def test_status_of_a_folder_and_of_a_real_plan(rendered: Path, capsys: pytest.Ca
         f"{100 * (total - 1) / total:.1f}",
         "1",
     )
-    assert re.search(r"ETA (\d+:\d\d:\d\d|unknown)$", out.strip())
+    assert re.search(r"ETA (\d+:\d\d:\d\d|unknown)$", out.splitlines()[0])
 
 
 def test_status_of_a_missing_catalog_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,274 @@
+"""Figures for Snakemake's HTML report, from the catalog and loudness.json alone.
+
+Five SVG plots: audio minutes per chapter, the render real-time factor (RTF) of every segment,
+throughput over the run, the slowest segments, and the loudness before and after assembly against
+the target. Only matplotlib's object API is used (no pyplot): rules run as threads of the Snakemake
+process, and pyplot's global figure state is not thread-safe.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from matplotlib.figure import Figure
+
+from narrator.catalog import COMPLETED, Row, read_catalog, rows_by_chapter
+from narrator.errors import CatalogError
+from narrator.publish import publishing
+from narrator.status import clock
+from narrator.timeline import build_timeline, chapter_title
+
+#: The plots, by output name, in the order the report lists them.
+PLOTS = ("chapter_minutes", "render_rtf", "throughput", "slowest_segments", "loudness")
+#: How many segments the slowest-segments chart shows.
+SLOWEST = 15
+#: Fixed salt and no date: the same data gives byte-identical SVGs.
+_RC = {"svg.hashsalt": "narrator", "font.size": 9.0, "axes.spines.top": False, "axes.spines.right": False}
+SPEECH, PAUSE, BEFORE, AFTER, TARGET = "#3b6ea5", "#a9c4e0", "#b0b0b0", "#3b6ea5", "#c0392b"
+
+
+def _seconds(row: Row) -> float:
+    return int(row["frames"]) / int(row["sample_rate"])
+
+
+def _done(rows: Sequence[Row]) -> list[Row]:
+    return [row for row in rows if row["status"] == COMPLETED and row["frames"] and row["sample_rate"]]
+
+
+def _rtf(row: Row) -> float | None:
+    """Render seconds per second of audio; None for a segment without a timed render (adopted)."""
+    if not row["render_seconds"] or not int(row["frames"]):
+        return None
+    return float(row["render_seconds"]) / _seconds(row)
+
+
+def _figure(width: float, height: float) -> Figure:
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _empty(figure: Figure, message: str) -> Figure:
+    axes = figure.add_subplot()
+    axes.set_axis_off()
+    axes.text(0.5, 0.5, message, ha="center", va="center", transform=axes.transAxes)
+    return figure
+
+
+def _short(text: str, limit: int) -> str:
+    """One line of at most ``limit`` characters, with ``$`` escaped (matplotlib reads $...$ as math)."""
+    text = " ".join(text.split())
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return text.replace("$", r"\$")
+
+
+def chapter_minutes(rows: Sequence[Row], pauses: Mapping[str, float] | None = None) -> Figure:
+    """Minutes per chapter: speech, plus the pauses the master lays out when every row is rendered."""
+    groups = rows_by_chapter(rows)
+    order = list(groups)
+    titles = [f"{i}. {_short(chapter_title(groups[key][0], i), 40)}" for i, key in enumerate(order, start=1)]
+    speech = [sum(map(_seconds, _done(groups[key]))) / 60 for key in order]
+    lengths: list[float] | None = None
+    if pauses is not None and rows and len(_done(rows)) == len(rows):
+        timeline = build_timeline(rows, pauses)
+        lengths = [(c.end - c.start) / timeline.rate / 60 for c in timeline.chapters]
+    figure = _figure(7.0, max(2.2, 0.32 * len(order) + 1.2))
+    if not order:
+        return _empty(figure, "no chapters in the catalog")
+    axes = figure.add_subplot()
+    positions = range(len(order))
+    axes.barh(positions, speech, color=SPEECH, label="speech")
+    if lengths is not None:
+        gaps = [max(total - said, 0.0) for total, said in zip(lengths, speech, strict=True)]
+        axes.barh(positions, gaps, left=speech, color=PAUSE, label="pauses")
+        figure.legend(loc="outside lower center", ncol=2, frameon=False)
+    totals = lengths or speech
+    for position, value in zip(positions, totals, strict=True):
+        axes.text(value, position, f" {value:.1f}", va="center", fontsize=8)
+    axes.set_yticks(list(positions), titles)
+    axes.invert_yaxis()
+    axes.set_xlabel("minutes of audio" if lengths is None else "minutes of audio (speech + pauses)")
+    axes.set_xlim(0, max(totals) * 1.12 or 1)
+    book = sum(totals)
+    axes.set_title(f"Audio per chapter: {book:.1f} min in {len(order)} chapters", loc="left")
+    return figure
+
+
+def render_rtf(rows: Sequence[Row]) -> Figure:
+    """Histogram of RTF = render_seconds / (frames / sample_rate), one value per timed segment."""
+    values = sorted(value for row in _done(rows) if (value := _rtf(row)) is not None)
+    figure = _figure(7.0, 3.2)
+    if not values:
+        return _empty(figure, "no timed renders in the catalog")
+    axes = figure.add_subplot()
+    low, high = values[0], values[-1]
+    if low > 0 and high / low > 20:
+        bins: Any = [low * (high / low) ** (i / 30) for i in range(31)]
+        axes.set_xscale("log")
+    else:
+        bins = 30
+    axes.hist(values, bins=bins, color=SPEECH)
+    median = values[len(values) // 2]
+    p95 = values[min(len(values) - 1, math.ceil(0.95 * len(values)) - 1)]
+    axes.axvline(median, color=TARGET, linestyle="-", linewidth=1, label=f"median {median:.3g}")
+    axes.axvline(p95, color=TARGET, linestyle="--", linewidth=1, label=f"95th percentile {p95:.3g}")
+    if high >= 1.0:
+        axes.axvline(1.0, color="black", linestyle=":", linewidth=1, label="real time (1.0)")
+    axes.legend(frameon=False)
+    axes.set_xlabel("real-time factor (render seconds per second of audio; lower is faster)")
+    axes.set_ylabel("segments")
+    speed = f"{1 / median:.0f}x faster than real time" if median > 0 else "instant"
+    axes.set_title(f"Render speed of {len(values)} segments: median {speed}", loc="left")
+    return figure
+
+
+def throughput(rows: Sequence[Row]) -> Figure:
+    """Completed segments and audio minutes against wall-clock time since the first completion."""
+    done = sorted((row for row in _done(rows) if row["completed_at"]), key=lambda r: float(r["completed_at"]))
+    figure = _figure(7.0, 4.2)
+    if len(done) < 2:
+        return _empty(figure, "fewer than two timed completions in the catalog")
+    start = float(done[0]["completed_at"])
+    elapsed = float(done[-1]["completed_at"]) - start
+    unit, scale = ("s", 1.0) if elapsed < 120 else ("min", 60.0) if elapsed < 7200 else ("h", 3600.0)
+    times = [(float(row["completed_at"]) - start) / scale for row in done]
+    span = times[-1] or 1 / scale
+    top, bottom = figure.subplots(2, 1, sharex=True, height_ratios=(3, 2))
+    count = list(range(1, len(done) + 1))
+    audio, total = [], 0.0
+    for row in done:
+        total += _seconds(row) / 60
+        audio.append(total)
+    top.step(times, count, where="post", color=SPEECH, label="segments")
+    top.set_ylabel("segments completed", color=SPEECH)
+    right = top.twinx()
+    right.step(times, audio, where="post", color=TARGET, label="audio minutes")
+    right.set_ylabel("audio minutes", color=TARGET)
+    right.spines["right"].set_visible(True)
+    top.set_title(
+        f"Throughput: {len(done)} segments, {audio[-1]:.1f} audio minutes in {clock(elapsed)} wall clock",
+        loc="left",
+    )
+    bins = max(1, min(30, len(done) // 3))
+    width = span / bins
+    rates = [0.0] * bins
+    for when, row in zip(times, done, strict=True):
+        rates[min(int(when / width), bins - 1)] += _seconds(row)
+    bottom.bar(
+        [width * (i + 0.5) for i in range(bins)],
+        [seconds / (width * scale) for seconds in rates],
+        width=width * 0.9,
+        color=PAUSE,
+        edgecolor=SPEECH,
+    )
+    bottom.set_ylabel("audio-s per wall-s")
+    bottom.set_xlabel(f"wall clock ({unit}) since the first completion")
+    return figure
+
+
+def slowest_segments(rows: Sequence[Row], count: int = SLOWEST) -> Figure:
+    """The segments that took longest to render, with their RTF and first words."""
+    timed = [row for row in _done(rows) if row["render_seconds"]]
+    slowest = sorted(timed, key=lambda row: float(row["render_seconds"]), reverse=True)[:count]
+    figure = _figure(7.0, max(2.2, 0.3 * len(slowest) + 1.2))
+    if not slowest:
+        return _empty(figure, "no timed renders in the catalog")
+    axes = figure.add_subplot()
+    labels = [
+        f"ch {row['chapter']} #{row['sequence']} {row['segment_id'][:6]}: {_short(row['text'], 34)}"
+        for row in slowest
+    ]
+    seconds = [float(row["render_seconds"]) for row in slowest]
+    positions = range(len(slowest))
+    axes.barh(positions, seconds, color=SPEECH)
+    for position, row, value in zip(positions, slowest, seconds, strict=True):
+        rtf = _rtf(row)
+        note = f" {value:.3g} s, {_seconds(row):.1f} s audio, RTF {rtf:.3g}" if rtf is not None else ""
+        axes.text(value, position, note, va="center", fontsize=7)
+    axes.set_yticks(list(positions), labels, fontsize=7)
+    axes.invert_yaxis()
+    axes.set_xlim(0, max(seconds) * 1.6)
+    axes.set_xlabel("render seconds")
+    share = sum(seconds) / sum(float(row["render_seconds"]) for row in timed)
+    axes.set_title(
+        f"The {len(slowest)} slowest of {len(timed)} segments: {share:.0%} of all render time", loc="left"
+    )
+    return figure
+
+
+def loudness(report: Mapping[str, Any]) -> Figure:
+    """Integrated loudness and true peak before and after the book gain, against the targets."""
+    figure = _figure(7.0, 3.4)
+    left, right = figure.subplots(1, 2)
+    panels = (
+        (left, "integrated_lufs", "target_lufs", "integrated loudness (LUFS)", "target"),
+        (right, "true_peak_dbtp", "true_peak_ceiling_dbtp", "true peak (dBTP)", "ceiling"),
+    )
+    for axes, key, goal_key, label, goal_name in panels:
+        values = [report["before"].get(key), report["after"].get(key)]
+        goal = report.get(goal_key)
+        known = [value for value in (*values, goal) if value is not None]
+        # Bars rise from a floor below every figure, so a taller bar is a louder book.
+        floor = math.floor(min(known, default=-30.0) / 5) * 5 - 5
+        top = max(known, default=0.0) + (max(known, default=0.0) - floor) * 0.4  # room for the legend
+        heights = [0.0 if value is None else value - floor for value in values]
+        axes.bar([0, 1], heights, bottom=floor, color=[BEFORE, AFTER], width=0.6)
+        for x, value in enumerate(values):
+            text = "n/a (silent)" if value is None else f"{value:.2f}"
+            axes.text(x, floor if value is None else value, text, ha="center", va="bottom", fontsize=8)
+        if goal is not None:
+            axes.axhline(goal, color=TARGET, linestyle="--", linewidth=1.2, label=f"{goal_name} {goal:g}")
+            axes.legend(loc="upper left", frameon=False)
+        axes.set_xticks([0, 1], ["before", "after"])
+        axes.set_ylabel(label)
+        axes.set_ylim(floor, top)
+    gain, limit = report.get("gain_db", 0.0), report.get("limited_by", "?")
+    figure.suptitle(
+        f"Loudness: gain {gain:+.2f} dB applied to the whole book (limited by {limit})",
+        x=0.01,
+        ha="left",
+        fontsize=10,
+    )
+    return figure
+
+
+def save_svg(figure: Figure, path: str | Path) -> None:
+    """Write the figure as SVG, published by rename (a kill leaves no half-written plot)."""
+    buffer = io.BytesIO()
+    with matplotlib.rc_context(_RC):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    with publishing(Path(path)) as temp:
+        temp.write_bytes(buffer.getvalue())
+
+
+def write_report_plots(
+    catalog_path: str | Path,
+    loudness_path: str | Path,
+    outputs: Mapping[str, str | Path],
+    pauses: Mapping[str, float] | None = None,
+) -> str:
+    """Draw every plot named in ``outputs`` (keys from PLOTS) from the catalog and loudness.json."""
+    rows = read_catalog(catalog_path)
+    try:
+        report = json.loads(Path(loudness_path).read_text())
+    except (OSError, ValueError) as error:
+        raise CatalogError(f"{loudness_path}: cannot read the loudness report ({error})") from None
+    makers: dict[str, Callable[[], Figure]] = {
+        "chapter_minutes": lambda: chapter_minutes(rows, pauses),
+        "render_rtf": lambda: render_rtf(rows),
+        "throughput": lambda: throughput(rows),
+        "slowest_segments": lambda: slowest_segments(rows),
+        "loudness": lambda: loudness(report),
+    }
+    for name, path in outputs.items():
+        with matplotlib.rc_context(_RC):
+            figure = makers[name]()
+        save_svg(figure, path)
+    return f"drew {len(outputs)} report plots from {len(rows)} segments: {', '.join(outputs)}"

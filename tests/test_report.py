@@ -1,0 +1,225 @@
+"""`snakemake --report report.html` after a real run: a self-contained page whose five plots render.
+
+The page is opened in headless Chromium, which clicks through the report as a reader would (each
+category in the menu, then each result's view button) and records every plot image it was shown.
+Chromium is a Debian package (`apt-get install -y --no-install-recommends chromium`); on CI (CI set)
+a missing Chromium fails the test instead of skipping it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from narrator.report import PLOTS, write_report_plots
+
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CATEGORIES = {
+    "Audio": {"chapter_minutes", "loudness"},
+    "Rendering": {"render_rtf", "throughput", "slowest_segments"},
+}
+
+#: Injected before </body> of a copy of the report: clicks through the menu like a reader and writes
+#: what it saw into <pre id="narrator-check"> for --dump-dom.
+DRIVER = """
+<script id="narrator-driver">
+(function () {
+  const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const byText = (selector, text) =>
+    Array.from(document.querySelectorAll(selector)).find((node) => node.textContent.trim() === text);
+  async function drive() {
+    const seen = { menu: [], plots: [], errors: [] };
+    try {
+      await wait(500);
+      seen.menu = Array.from(document.querySelectorAll("#app li > a")).map((a) => a.textContent.trim());
+      for (const category of Object.keys(categories).sort()) {
+        const item = byText("#app li > a", category);
+        if (!item) { seen.errors.push("no menu item " + category); continue; }
+        item.click();
+        await wait(300);
+        for (const row of Array.from(document.querySelectorAll("#app table tbody tr"))) {
+          const label = row.querySelector("td").textContent.trim();
+          row.querySelector("td:last-child a").click();  // the eye button: show the result
+          await wait(300);
+          const path = app.state.resultPath;
+          const img = Array.from(document.querySelectorAll("#app img")).find(
+            (node) => !node.closest("nav") && path && node.getAttribute("src") === results[path].data_uri);
+          if (!img) { seen.errors.push("no image shown for " + label); continue; }
+          try { await img.decode(); } catch (error) { seen.errors.push(label + ": " + error); }
+          seen.plots.push({
+            category: category, label: label, path: path, name: results[path].name,
+            mime: img.src.slice(5, img.src.indexOf(";")), width: img.naturalWidth, height: img.naturalHeight,
+          });
+        }
+        const home = document.querySelector("#app nav ol li a");
+        if (home) { home.click(); } else { app.setView({ navbarMode: "menu" }); }
+        await wait(300);
+      }
+      const show = SHOW;
+      if (show) {
+        app.setView({ content: "img", contentPath: results[show].data_uri, resultPath: show,
+                      navbarMode: "subcategory", category: CATEGORY, subcategory: "Other" });
+        await wait(300);
+      }
+    } catch (error) {
+      seen.errors.push(String(error && error.stack || error));
+    }
+    const out = document.createElement("pre");
+    out.id = "narrator-check";
+    out.style.display = "none";
+    out.textContent = JSON.stringify(seen);
+    document.body.appendChild(out);
+  }
+  window.addEventListener("load", drive);
+})();
+</script>
+"""
+
+
+def find_chromium() -> str | None:
+    """$CHROMIUM if set (a name or a path), else the first browser of CHROMIUM_NAMES on PATH."""
+    names = [os.environ["CHROMIUM"]] if os.environ.get("CHROMIUM") else CHROMIUM_NAMES
+    return next((found for name in names if (found := shutil.which(name))), None)
+
+
+def chromium_flags(profile: Path) -> list[str]:
+    return [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        # Resolve no host at all: anything the page fetched from outside would fail to load.
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        f"--user-data-dir={profile}",
+        "--virtual-time-budget=10000",
+    ]
+
+
+def drive_report(
+    chromium: str, report: Path, work: Path, *, show: str = "", screenshot: Path | None = None
+) -> dict:
+    """Open a copy of the report with the driver injected; return what the driver saw."""
+    category = next((name for name, plots in CATEGORIES.items() if Path(show).stem in plots), "")
+    page = work / "driven-report.html"
+    driver = DRIVER.replace("SHOW", json.dumps(show)).replace("CATEGORY", json.dumps(category))
+    head, body_end, tail = report.read_text(encoding="utf-8").rpartition("</body>")
+    assert body_end, f"{report} has no </body>"
+    page.write_text(head + driver + body_end + tail, encoding="utf-8")
+    action = [f"--screenshot={screenshot}", "--window-size=1400,900"] if screenshot else ["--dump-dom"]
+    result = subprocess.run(
+        [chromium, *chromium_flags(work / "chromium-profile"), *action, page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, f"chromium failed ({result.returncode}):\n{result.stderr[-3000:]}"
+    if screenshot:
+        return {}
+    found = re.search(r'<pre id="narrator-check"[^>]*>(.*?)</pre>', result.stdout, re.S)
+    assert found, f"the page did not finish loading:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    found = find_chromium()
+    if found is None:
+        message = "chromium is not installed (apt-get install -y --no-install-recommends chromium)"
+        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+            pytest.fail(f"{message}; CI must run this test")
+        pytest.skip(message)
+    return found
+
+
+@pytest.mark.slow
+def test_report_is_self_contained_and_shows_every_plot(workdir, chromium, tmp_path):
+    workdir.run_book()
+    plots = workdir.results() / "report"
+    assert sorted(path.stem for path in plots.glob("*.svg")) == sorted(PLOTS)
+    # The plots are part of the run: nothing is left to do, and rendering does not depend on them.
+    dry = workdir.snakemake("-n", "--config", "engine=espeak")
+    assert "Nothing to be done" in dry.stdout + dry.stderr
+
+    made = workdir.snakemake("--report", "report.html", "--config", "engine=espeak")
+    report = workdir.path / "report.html"
+    assert report.is_file(), made.stderr
+    page = report.read_text(encoding="utf-8")
+    # Self-contained: no script, stylesheet or image is loaded from anywhere else.
+    assert not re.search(r"<(script|img|iframe)[^>]+src=[\"']?(https?:)?//", page)
+    assert not re.search(r"<link[^>]+href=[\"']?(https?:)?//", page)
+    for name in PLOTS:  # each plot embedded in the page itself
+        assert re.search(rf'"data_uri": "data:image/svg\+xml;[^"]*filename={name}\.svg;base64,', page)
+
+    seen = drive_report(chromium, report, tmp_path)
+    assert seen["errors"] == []
+    assert {"Audio", "Rendering"} <= set(seen["menu"])
+    shown = {Path(plot["name"]).stem: plot for plot in seen["plots"]}
+    assert set(shown) == set(PLOTS)
+    for name, plot in shown.items():
+        assert name in CATEGORIES[plot["category"]]
+        assert plot["mime"] == "image/svg+xml"
+        # The browser decoded each SVG into a real picture (matplotlib's are several hundred px wide).
+        assert plot["width"] > 300 and plot["height"] > 100, plot
+
+
+LOUDNESS = {
+    "target_lufs": -18.0,
+    "true_peak_ceiling_dbtp": -1.5,
+    "before": {"integrated_lufs": -21.25, "true_peak_dbtp": -0.23},
+    "gain_db": -1.269,
+    "limited_by": "true_peak",
+    "after": {"integrated_lufs": -22.52, "true_peak_dbtp": -1.5},
+}
+
+
+def _plots(tmp_path: Path, rows: list, loudness: dict, pauses: dict | None) -> dict[str, Path]:
+    from narrator.catalog import write_catalog
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    catalog, figures = tmp_path / "catalog.tsv", tmp_path / "loudness.json"
+    write_catalog(catalog, rows)
+    figures.write_text(json.dumps(loudness))
+    outputs = {name: tmp_path / "report" / f"{name}.svg" for name in PLOTS}
+    summary = write_report_plots(catalog, figures, outputs, pauses)
+    assert summary.startswith(f"drew {len(PLOTS)} report plots from {len(rows)} segments")
+    return outputs
+
+
+def test_plots_from_a_hand_made_catalog_are_svg_and_reproducible(tmp_path):
+    from test_status import PLAN, make_rows
+
+    rows = make_rows([(title, total, total) for title, total, _ in PLAN])
+    first = _plots(tmp_path / "a", rows, LOUDNESS, {"sentence": 0.35, "lead": 0.5})
+    second = _plots(tmp_path / "b", rows, LOUDNESS, {"sentence": 0.35, "lead": 0.5})
+    for name in PLOTS:
+        svg = first[name].read_text()
+        assert svg.lstrip().startswith("<?xml") and "<svg" in svg, name
+        assert first[name].read_bytes() == second[name].read_bytes(), f"{name} differs between two draws"
+    assert not list((tmp_path / "a" / "report").glob(".*")), "a temp file was left behind"
+
+
+def test_plots_survive_a_partial_catalog_and_a_silent_book(tmp_path):
+    from test_status import PLAN, make_rows
+
+    silent = {**LOUDNESS, "before": {"integrated_lufs": None, "true_peak_dbtp": None}}
+    rows = make_rows(PLAN)
+    # Dollar signs would be TeX math to matplotlib; unbalanced ones must not break a label.
+    rows[0].update(text="It cost $5, then $6 and a $", chapter_title="Price: $ and _^")
+    outputs = _plots(tmp_path, rows, silent, {"sentence": 0.35})
+    assert all(path.stat().st_size > 1000 for path in outputs.values())
+    # Nothing rendered yet: every plot still draws (saying so) instead of failing.
+    outputs = _plots(tmp_path / "none", make_rows([("Only", 3, 0)]), LOUDNESS, None)
+    assert all(path.is_file() for path in outputs.values())

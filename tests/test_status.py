@@ -1,0 +1,183 @@
+"""`narrator status` from a hand-made catalog: bars, percentages, pace, ETA, and --watch output."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from narrator import cli
+from narrator.catalog import COLUMNS, COMPLETED, QUEUED, Row, write_catalog
+from narrator.status import (
+    ASCII,
+    UNICODE,
+    bar,
+    chapters,
+    format_status,
+    glyphs_for,
+    progress,
+    throughput,
+)
+
+RATE = 22050
+START = 1_800_000_000.0
+
+
+def make_rows(plan: list[tuple[str, int, int]]) -> list[Row]:
+    """Rows for chapters given as (title, segments, completed); 2 s of audio each, one done per 3 s."""
+    rows: list[Row] = []
+    finished = 0
+    for chapter, (title, total, completed) in enumerate(plan, start=1):
+        for index in range(total):
+            done = index < completed
+            row = dict.fromkeys(COLUMNS, "")
+            row.update(
+                segment_id=f"{len(rows):016x}",
+                sequence=str(len(rows) + 1),
+                chapter=str(chapter),
+                chapter_title=title,
+                paragraph=str(index),
+                text=f"Sentence {index}.",
+                spoken=f"Sentence {index}.",
+                pause_after="sentence",
+                wav_path=f"results/book/segments/{len(rows):016x}.wav",
+                status=COMPLETED if done else QUEUED,
+            )
+            if done:
+                row.update(
+                    frames=str(2 * RATE),
+                    sample_rate=str(RATE),
+                    sha256="0" * 64,
+                    render_seconds="1.500",
+                    completed_at=f"{START + 3 * finished:.3f}",
+                )
+                finished += 1
+            rows.append(row)
+    return rows
+
+
+PLAN = [("Chapter 1: The Last Lamp", 10, 10), ("The Fog", 10, 7), ("", 10, 0)]
+
+
+def test_bar_is_full_only_when_everything_is_done():
+    assert bar(7, 10, width=10) == "███████░░░"
+    assert bar(0, 10, width=10) == "░" * 10
+    assert bar(10, 10, width=10) == "█" * 10
+    assert bar(999, 1000, width=10) == "█" * 9 + "░"
+    assert bar(0, 0, width=4) == "████"
+    assert bar(1, 3, width=6, glyphs=ASCII) == "##----"
+
+
+def test_chapters_counts_and_titles():
+    parts = chapters(make_rows(PLAN))
+    assert [(p.number, p.title, p.total, p.completed) for p in parts] == [
+        (1, "Chapter 1: The Last Lamp", 10, 10),
+        (2, "The Fog", 10, 7),
+        (3, "Chapter 3", 10, 0),  # an untitled chapter is named as everywhere else
+    ]
+    assert parts[1].audio_seconds == pytest.approx(14.0)
+
+
+def test_pace_and_eta_come_from_the_latest_completions():
+    rows = make_rows(PLAN)
+    overall = progress(rows)
+    assert (overall.completed, overall.total, overall.queued) == (17, 30, 13)
+    # One completion every 3 s: 13 left take 39 s.
+    assert overall.eta_seconds == pytest.approx(39.0)
+    pace = throughput(rows)
+    assert pace is not None
+    assert pace.window == 17
+    assert pace.segments_per_minute == pytest.approx(20.0)
+    assert pace.audio_per_second == pytest.approx(2.0 / 3.0)
+
+
+def test_no_pace_before_two_completions():
+    rows = make_rows([("Only", 5, 1)])
+    assert throughput(rows) is None
+    # One render took 1.5 s: the ETA falls back to the render time.
+    assert progress(rows).eta_seconds == pytest.approx(6.0)
+
+
+def test_format_status_draws_one_bar_per_chapter():
+    rows = make_rows(PLAN)
+    now = START + 3 * 16 + 30
+    text = format_status("results/book/catalog.tsv", rows, now, columns=80)
+    lines = text.splitlines()
+    assert lines[0] == (
+        "results/book/catalog.tsv: 17/30 completed (56.7%), 13 queued; "
+        "audio so far 0.01 h (0:00:34); ETA 0:00:39"
+    )
+    assert lines[1] == "  pace  20.0 segments/min, 0.7 audio-s per wall-s (latest 17); last 0:00:30 ago"
+    assert lines[2] == "  all   ███████████░░░░░░░░░  56%  17/30  0:00:34 of audio"
+    assert lines[3] == "  ch  1 ████████████████████ 100%  10/10  Chapter 1: The Last Lamp"
+    assert lines[4] == "  ch  2 ██████████████░░░░░░  70%   7/10  The Fog"
+    assert lines[5] == "  ch  3 ░░░░░░░░░░░░░░░░░░░░   0%   0/10  Chapter 3"
+    assert len(lines) == 6
+
+
+def test_long_titles_are_cut_to_the_terminal_width():
+    rows = make_rows([("A very long chapter title that goes on and on and on", 4, 2)])
+    for glyphs, mark in ((UNICODE, "…"), (ASCII, "...")):
+        last = format_status("c.tsv", rows, START, columns=60, glyphs=glyphs).splitlines()[-1]
+        assert len(last) <= 60
+        assert last.endswith(mark)
+        assert last.startswith(f"  ch  1 {bar(2, 4, glyphs=glyphs)}  50%")
+
+
+def test_ascii_when_the_output_cannot_encode_blocks():
+    assert glyphs_for("utf-8") is UNICODE
+    assert glyphs_for("ascii") is ASCII
+    assert glyphs_for(None) is ASCII
+
+
+class FakeTerminal(io.StringIO):
+    encoding = "utf-8"
+
+    def __init__(self, terminal: bool) -> None:
+        super().__init__()
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+
+def _args(catalog: Path, watch: bool) -> argparse.Namespace:
+    return argparse.Namespace(
+        catalogs=[str(catalog)], results="results", watch=watch, interval=0.0, brief=False
+    )
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_watch_redraws_a_terminal_and_appends_to_a_pipe(tmp_path, terminal):
+    catalog = tmp_path / "catalog.tsv"
+    write_catalog(catalog, make_rows(PLAN))
+    out = FakeTerminal(terminal)
+    cli._status(_args(catalog, watch=True), out=out, rounds=2)
+    text = out.getvalue()
+    assert text.count(f"{catalog}: 17/30 completed (56.7%), 13 queued") == 2
+    if terminal:
+        assert text.count(cli.CLEAR) == 2 and text.startswith(cli.CLEAR)
+    else:
+        assert "\x1b" not in text
+        # Two snapshots, each headed by its time, separated by a blank line.
+        assert len(re.findall(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d  every 0 s", text, re.M)) == 2
+        assert "\n\n" in text
+
+
+def test_watch_survives_a_catalog_being_replanned(tmp_path):
+    out = FakeTerminal(False)
+    cli._status(_args(tmp_path / "catalog.tsv", watch=True), out=out, rounds=1)
+    assert "no catalog here" in out.getvalue()
+
+
+def test_status_without_watch_prints_no_escape_codes(tmp_path, capsys):
+    catalog = tmp_path / "catalog.tsv"
+    write_catalog(catalog, make_rows(PLAN))
+    assert cli.main(["status", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{catalog}: 17/30 completed (56.7%), 13 queued;")
+    assert "\x1b" not in out
+    assert "  ch  2 " in out
