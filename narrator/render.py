@@ -71,5 +71,5 @@ def render_segment(
     fsync_dir(wav_path.parent)
     return (
         f"segment {segment_id}: {record.seconds:.2f} s of audio in {seconds:.2f} s; "
-        f"engines loaded in this process: {load_count()}"
+        f"pid {os.getpid()}, engines loaded in this process: {load_count()}"
     )

@@ -1,5 +1,8 @@
 # One job per segment. No inputs on purpose: listing the catalog would re-run every segment
 # whenever a mark rewrites it (FACTS.md); the checkpoint orders these jobs after the plan.
+# On a cluster, the group batches render jobs into one submission each (group-components in the
+# cluster profiles), so a submission pays one Snakemake start-up and one engine load for many
+# segments; the local executor ignores groups.
 
 
 rule render_segment:
@@ -7,6 +10,8 @@ rule render_segment:
         wav=f"{RESULTS}/{{book}}/segments/{{segment}}.wav",
     log:
         "logs/render_segment/{book}/{segment}.log",
+    group:
+        "render"
     resources:
         gpu=GPUS_PER_RENDER,
     params:
@@ -25,3 +30,9 @@ rule render_segment:
             engine=params.engine,
             options=ENGINE_OPTIONS,
         )
+
+
+# `snakemake render_all`: plan and render every segment, then stop (no assembly or packaging).
+rule render_all:
+    input:
+        get_segment_wavs,

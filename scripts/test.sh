@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Install everything the tests need on a fresh Debian machine (as root), then lint and test.
+# This is the README's test command, and all that .ci/run does.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# System packages: a real single-node Slurm for the cluster tests, Chromium for the report test.
+# (espeak-ng, ffmpeg and the Piper voice come from PyPI wheels, not from here.)
+if command -v apt-get >/dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        munge slurmctld slurmd slurm-client chromium >/dev/null
+fi
+
+# The project, its test tools, the Coqui engine (torch) and the Slurm executor, in a fresh venv.
+python3 -m venv .venv
+. .venv/bin/activate
+pip install -q --upgrade pip
+pip install -q -e '.[test,coqui,cluster]'
+
+ruff check .
+ruff format --check .
+snakefmt --check Snakefile workflow/rules
+snakemake --lint
+
+bash tests/cluster/slurm-up.sh
+trap 'bash tests/cluster/slurm-down.sh' EXIT
+python -m pytest -q
