@@ -95,6 +95,12 @@ def test_preflight_errors_are_one_line(tiny_vits, options, message):
     assert message in str(error.value) and "\n" not in str(error.value)
 
 
+def test_a_missing_coqui_extra_is_one_line(tiny_vits, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "torch", None)  # import torch now fails
+    with pytest.raises(EngineError, match=r"needs its extra: pip install -e '\.\[coqui\]'"):
+        CoquiEngine.preflight({**tiny_vits, "device": "auto"})
+
+
 def _coqui_config(workdir, tiny_vits, **extra):
     path = workdir.path / "coqui.yaml"
     path.write_text(yaml.safe_dump({"engine": "coqui", "engines": {"coqui": {**tiny_vits, **extra}}}))

@@ -25,6 +25,15 @@ DEFAULT_TIMEOUT_S = 300.0
 LOAD_TIMEOUT_S = 600.0
 
 
+def _torch() -> Any:
+    """torch, or a one-line hint when the coqui extra is not installed."""
+    try:
+        import torch
+    except ImportError:
+        raise EngineError("the coqui engine needs its extra: pip install -e '.[coqui]'") from None
+    return torch
+
+
 def _config_json(options: Mapping[str, Any]) -> dict[str, Any]:
     path = options.get("config_path")
     if not path:
@@ -55,9 +64,7 @@ class CoquiEngine(Engine):
         wanted = options.get("device", "auto")
         if wanted != "auto":
             return wanted
-        import torch
-
-        return "cuda" if torch.cuda.is_available() else "cpu"
+        return "cuda" if _torch().cuda.is_available() else "cpu"
 
     @classmethod
     def budget(cls, options: Mapping[str, Any]) -> int:
@@ -86,8 +93,7 @@ class CoquiEngine(Engine):
                 raise EngineError(f"coqui speaker {options['speaker']!r} is not in {speakers_file}")
         device = cls.device(options)
         if device.startswith("cuda"):
-            import torch
-
+            torch = _torch()
             index = int(device.partition(":")[2] or 0)
             available = torch.cuda.device_count()
             if index >= available:
