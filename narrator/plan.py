@@ -17,10 +17,8 @@ from narrator.engines import engine_class
 from narrator.ingest import load_book
 from narrator.lexicon import Lexicon
 from narrator.normalize import normalize, normalize_title
+from narrator.publish import TEMP_MARK
 from narrator.segment import Speaker, segment_book
-
-#: Suffix of in-flight renders; deliberately matches no workflow output pattern.
-TEMP_MARK = ".tmp-"
 
 
 def render_key(engine: str, options: Mapping[str, Any]) -> str:

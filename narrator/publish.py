@@ -17,6 +17,7 @@ from pathlib import Path
 
 from narrator.audio import fsync_dir
 
+#: Marks every in-flight temp name; deliberately matches no workflow output pattern.
 TEMP_MARK = ".tmp-"
 
 

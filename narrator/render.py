@@ -30,7 +30,7 @@ from narrator import catalog
 from narrator.audio import AudioCheckError, check_wav_file, encode_wav, fsync_dir, write_durable
 from narrator.engines import get_engine, load_count
 from narrator.errors import UserError
-from narrator.plan import TEMP_MARK
+from narrator.publish import TEMP_MARK
 
 
 class RenderError(UserError):

@@ -8,7 +8,7 @@ from pathlib import Path
 from narrator import catalog
 from narrator.assemble import verified_pcm
 from narrator.audio import AudioCheckError, check_wav_file
-from narrator.plan import TEMP_MARK
+from narrator.publish import TEMP_MARK
 
 
 @dataclass
