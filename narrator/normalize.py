@@ -60,12 +60,17 @@ from collections.abc import Callable
 
 from num2words import num2words
 
-__all__ = ["is_english", "normalize", "normalize_title"]
+__all__ = ["is_english", "normalize", "normalize_title", "primary_language"]
+
+
+def primary_language(language: str) -> str:
+    """The primary subtag of a BCP 47 tag, lower case: "en-US" -> "en", "pt_BR" -> "pt"."""
+    return re.split(r"[-_]", (language or "").strip().lower())[0]
 
 
 def is_english(language: str) -> bool:
     """Whether a BCP 47 tag ("en", "en-GB", "en_US", "EN") names English."""
-    return re.split(r"[-_]", (language or "").strip().lower())[0] == "en"
+    return primary_language(language) == "en"
 
 
 # --- language-neutral tidying -------------------------------------------------------------------

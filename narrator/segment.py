@@ -1,4 +1,13 @@
-"""Split chapters into segments: sentences, with over-long sentences cut at clauses, then words."""
+"""Split chapters into segments: sentences, with over-long sentences cut at clauses, then words.
+
+Sentences come from pysbd for the languages it has rules for, chosen by the primary subtag of
+the BCP 47 tag ("en-US" -> "en"). Other languages ("sv", "fi", "pt", ...) get a generic
+splitter: a sentence ends at . ! ? or an ellipsis before a space and a letter that is not lower
+case. pysbd's English rules are no good there: they end sentences at abbreviations they do not
+know ("t.ex. i går", "Esim. kissa", "Se oli 5. päivä"); a sentence left too long is harmless,
+since ``split_to_budget`` cuts it at clauses anyway, but a false end puts a sentence's pause
+mid-sentence. ``describe_segmenter`` says which one a language gets, for the plan's log.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +20,7 @@ from typing import Protocol
 import pysbd
 
 from narrator.book import Book
+from narrator.normalize import primary_language
 
 #: What follows a segment in the assembled book; assembly maps each to a pause length.
 PAUSES = ("clause", "sentence", "line", "paragraph", "section", "chapter", "end")
@@ -31,13 +41,64 @@ class Segment:
     pause_after: str
 
 
+def _pysbd_language(language: str) -> str | None:
+    """The pysbd language for a BCP 47 tag, or None where pysbd has no rules for it."""
+    primary = primary_language(language)
+    return primary if primary in pysbd.languages.LANGUAGE_CODES else None
+
+
+def describe_segmenter(language: str) -> str:
+    """Which sentence splitter ``language`` gets: "pysbd 'en'" or "generic (pysbd has no 'sv')"."""
+    pysbd_language = _pysbd_language(language)
+    if pysbd_language:
+        return f"pysbd {pysbd_language!r}"
+    primary = primary_language(language)
+    return f"generic (pysbd has no {primary!r})" if primary else "generic (no language tag)"
+
+
 @lru_cache(maxsize=4)
 def _segmenter(language: str) -> pysbd.Segmenter:
     return pysbd.Segmenter(language=language, clean=False)
 
 
+# A possible end: . ! ? or an ellipsis, closing quotes or brackets, then a space and the next
+# sentence's first letter (after any opening quotes or brackets).
+_GENERIC_END = re.compile(
+    r"[.!?\u2026]+[\"'\u201d\u2019\u00bb)\]]*(?=\s+[\"'\u201c\u201e\u2018\u00ab(\[]*(?P<next>[^\W\d_]))"
+)
+# The word before a period, if it is an initial or a short title ("J.", "Dr.", "Sr.", "Hr."):
+# that period ends no sentence. (A name this short at a sentence's end, "Zé.", only joins two.)
+# It is searched for in the three characters before the period.
+_INITIAL = re.compile(r"(?:^|[\s(\"'])(?P<word>[^\W\d_]{1,2})$")
+
+
+def _is_initial(before: str) -> bool:
+    initial = _INITIAL.search(before)
+    if initial is None:
+        return False
+    word = initial["word"]
+    return word[0].isupper() and (len(word) == 1 or word[1].islower())
+
+
+def _generic_sentences(paragraph: str) -> list[str]:
+    sentences, start = [], 0
+    for end in _GENERIC_END.finditer(paragraph):
+        if end["next"].islower() or (
+            end.group()[0] == "." and _is_initial(paragraph[max(0, end.start() - 3) : end.start()])
+        ):
+            continue
+        sentences.append(paragraph[start : end.end()])
+        start = end.end()
+    return [*sentences, paragraph[start:]]
+
+
 def split_sentences(paragraph: str, language: str = "en") -> list[str]:
-    return [s.strip() for s in _segmenter(language).segment(paragraph) if s.strip()]
+    pysbd_language = _pysbd_language(language)
+    if pysbd_language:
+        pieces = _segmenter(pysbd_language).segment(paragraph)
+    else:
+        pieces = _generic_sentences(paragraph)
+    return [s.strip() for s in pieces if s.strip()]
 
 
 def split_to_budget(sentence: str, budget: int) -> list[str]:

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from narrator.book import Book, Chapter
-from narrator.segment import PAUSES, segment_book, split_sentences, split_to_budget
+from narrator.segment import PAUSES, describe_segmenter, segment_book, split_sentences, split_to_budget
 
 
 def _words(text: str) -> list[str]:
@@ -54,6 +54,79 @@ def test_blank_paragraph_after_title_is_ignored() -> None:
         ("Two", "paragraph"),
         ("Bye.", "end"),
     ]
+
+
+# --- which splitter a language gets -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "described"),
+    [
+        ("en", "pysbd 'en'"),
+        ("en-US", "pysbd 'en'"),
+        ("EN_gb", "pysbd 'en'"),
+        ("de-AT", "pysbd 'de'"),
+        ("sv", "generic (pysbd has no 'sv')"),
+        ("pt_BR", "generic (pysbd has no 'pt')"),
+        ("fi-FI", "generic (pysbd has no 'fi')"),
+        ("", "generic (no language tag)"),
+    ],
+)
+def test_the_primary_subtag_picks_the_splitter(language: str, described: str) -> None:
+    assert describe_segmenter(language) == described
+
+
+@pytest.mark.parametrize("language", ["en-US", "en_GB", "EN"])
+def test_a_regional_english_tag_splits_like_english(language: str) -> None:
+    paragraph = "Mr. Smith met Dr. Jones at 5 p.m. on Monday. Then they left."
+    assert split_sentences(paragraph, language) == split_sentences(paragraph, "en")
+
+
+GENERIC = [
+    (
+        "sv",
+        "Hon sa: Det är bra. Han kom kl. 5 t.ex. i går. Det var 3 st. äpplen, bl.a. röda. "
+        "Sen gick de hem! Eller? sa hon. Hr. Berg och J. Ek kom… Sedan gick de.",
+        [
+            "Hon sa: Det är bra.",
+            "Han kom kl. 5 t.ex. i går.",
+            "Det var 3 st. äpplen, bl.a. röda.",
+            "Sen gick de hem!",
+            "Eller? sa hon.",
+            "Hr. Berg och J. Ek kom…",
+            "Sedan gick de.",
+        ],
+    ),
+    (
+        "pt-BR",
+        "Ele disse: Sr. Silva chegou às 5h. O Dr. João foi embora, i.e. saiu. Foi bom? Sim. «Não!» Ela riu.",
+        [
+            "Ele disse: Sr. Silva chegou às 5h.",
+            "O Dr. João foi embora, i.e. saiu.",
+            "Foi bom?",
+            "Sim.",
+            "«Não!»",
+            "Ela riu.",
+        ],
+    ),
+    (
+        "fi",
+        "Hän sanoi: ”Tämä on hyvä.” Esim. kissa ja koira. Se oli 5. päivä. Mitä? Ei mitään.",
+        ["Hän sanoi: ”Tämä on hyvä.”", "Esim. kissa ja koira.", "Se oli 5. päivä.", "Mitä?", "Ei mitään."],
+    ),
+]
+
+
+@pytest.mark.parametrize(("language", "paragraph", "sentences"), GENERIC, ids=[g[0] for g in GENERIC])
+def test_languages_pysbd_lacks_get_the_generic_splitter(
+    language: str, paragraph: str, sentences: list[str]
+) -> None:
+    assert split_sentences(paragraph, language) == sentences
+
+
+def test_the_generic_splitter_keeps_every_character() -> None:
+    paragraph = "Ett. Två?  Tre!\u201d Fyra."
+    assert "".join(split_sentences(paragraph, "sv")).replace(" ", "") == paragraph.replace(" ", "")
 
 
 # --- split_to_budget -------------------------------------------------------------------------
