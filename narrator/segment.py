@@ -61,6 +61,21 @@ def _segmenter(language: str) -> pysbd.Segmenter:
     return pysbd.Segmenter(language=language, clean=False)
 
 
+def _rejoin_dotted_words(pieces: list[str]) -> list[str]:
+    """Undo pysbd's breaks at the dot of a word that starts with one ("an expert .NET developer").
+
+    pysbd keeps each piece's trailing space, so a piece that ends in a bare "." right before a
+    letter or digit broke inside a word, not between sentences.
+    """
+    joined: list[str] = []
+    for piece in pieces:
+        if joined and joined[-1].endswith(".") and piece[:1].isalnum():
+            joined[-1] += piece
+        else:
+            joined.append(piece)
+    return joined
+
+
 # A possible end: . ! ? or an ellipsis, closing quotes or brackets, then a space and the next
 # sentence's first letter (after any opening quotes or brackets).
 _GENERIC_END = re.compile(
@@ -95,7 +110,7 @@ def _generic_sentences(paragraph: str) -> list[str]:
 def split_sentences(paragraph: str, language: str = "en") -> list[str]:
     pysbd_language = _pysbd_language(language)
     if pysbd_language:
-        pieces = _segmenter(pysbd_language).segment(paragraph)
+        pieces = _rejoin_dotted_words(_segmenter(pysbd_language).segment(paragraph))
     else:
         pieces = _generic_sentences(paragraph)
     return [s.strip() for s in pieces if s.strip()]

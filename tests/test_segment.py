@@ -34,6 +34,26 @@ def test_plain_sentences_split_and_keep_their_punctuation() -> None:
     assert split_sentences("Is it? Yes! It is.") == ["Is it?", "Yes!", "It is."]
 
 
+TECHNICAL = [
+    ("He's an expert .NET developer. Next.", ["He's an expert .NET developer.", "Next."]),
+    ("I like .NET. It works.", ["I like .NET.", "It works."]),
+    ("The .NET Framework and .NET Core differ.", ["The .NET Framework and .NET Core differ."]),
+    ("Write a .gitignore file. Done.", ["Write a .gitignore file.", "Done."]),
+    ("We use ASP.NET MVC and Node.js here.", ["We use ASP.NET MVC and Node.js here."]),
+    ("Install Node.js. Then run it.", ["Install Node.js.", "Then run it."]),
+    ("Upgrade to v2.0 or v10.4.1 now. Done.", ["Upgrade to v2.0 or v10.4.1 now.", "Done."]),
+    ("Version v2.0. It is new.", ["Version v2.0.", "It is new."]),
+    ("Languages, e.g. Python, i.e. code, are fine.", ["Languages, e.g. Python, i.e. code, are fine."]),
+    ("Apples, pears, etc. are fruit. Yes.", ["Apples, pears, etc. are fruit.", "Yes."]),
+    ("React vs. Angular is old. Yes.", ["React vs. Angular is old.", "Yes."]),
+]
+
+
+@pytest.mark.parametrize(("paragraph", "sentences"), TECHNICAL, ids=[t for t, _ in TECHNICAL])
+def test_technical_words_with_dots_end_no_sentence(paragraph: str, sentences: list[str]) -> None:
+    assert split_sentences(paragraph, "en-US") == sentences
+
+
 @pytest.mark.parametrize("paragraph", ["", " ", "\n\t ", "\u2028"])
 def test_blank_paragraph_has_no_sentences(paragraph: str) -> None:
     assert split_sentences(paragraph) == []
