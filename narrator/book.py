@@ -16,6 +16,10 @@ class Chapter:
     section_ends: frozenset[int] = field(default_factory=frozenset)
     #: "body", or "front"/"back" for matter skipped by default (licence, contents, adverts).
     kind: str = "body"
+    #: Titles of the parts this chapter sits in, outermost first ("Book the First", ...).
+    parents: tuple[str, ...] = ()
+    #: For front/back matter, the rule that skips it, named in the plan log.
+    skipped_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -38,3 +42,5 @@ class Book:
     cover: Cover | None = None
     #: How the source was decoded, reported to the user (txt may be in a legacy encoding).
     encoding: str = "utf-8"
+    #: What the reader recovered from or decided, one line each, for the plan log.
+    notes: tuple[str, ...] = ()

@@ -8,9 +8,10 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from narrator.book import Book
+from narrator.book import Book, Chapter
 from narrator.errors import BookError
 from narrator.readers import READERS
+from narrator.readers.decode import bare_number, title_key
 
 
 def book_id_for(path: str | Path) -> str:
@@ -32,10 +33,54 @@ def read_book(path: str | Path) -> Book:
         book = reader(path)
     except OSError as error:
         raise BookError(f"{path}: cannot read the book ({error.strerror})") from None
-    chapters = tuple(c for c in book.chapters if any(p.strip() for p in c.paragraphs))
+    chapters = titled_chapters(book.chapters)
     if not chapters:
         raise BookError(f"{path}: the book has no text to speak")
     return replace(book, chapters=chapters)
+
+
+def _joined(titles: Iterable[str]) -> str:
+    """Titles as one spoken heading: "Book the First: Recalled to Life. Chapter I. The Period"."""
+    parts = [title.strip().rstrip(".:") for title in titles if title.strip()]
+    return ". ".join(parts)
+
+
+def titled_chapters(chapters: Iterable[Chapter]) -> tuple[Chapter, ...]:
+    """Chapters with text, each titled as a listener navigates by it.
+
+    A title-only chapter (a "Book the First" page, an "ACT I" line) has nothing to read: its title
+    leads the next chapter's, as do the titles of the parts a chapter is the first one in. A
+    chapter titled only by a number is named after the part it is in ("Life: 12"), or "Chapter 12".
+    """
+    kept: list[Chapter] = []
+    pending: list[str] = []
+    announced: tuple[str, ...] = ()
+    for chapter in chapters:
+        has_text = any(p.strip() for p in chapter.paragraphs)
+        if chapter.kind != "body":
+            kept += [chapter] if has_text else []
+            pending = []  # a heading before the contents page titles nothing
+            continue
+        if not has_text:
+            pending += [chapter.title] if chapter.title.strip() else []
+            continue
+        title = chapter.title
+        number = bare_number(title)
+        if number is not None:
+            title = f"{chapter.parents[-1]}: {number}" if chapter.parents else f"Chapter {title.strip()}"
+        shared = 0
+        while shared < min(len(announced), len(chapter.parents)) and (
+            announced[shared] == chapter.parents[shared]
+        ):
+            shared += 1
+        said = {title_key(t) for t in pending}
+        new_parents = [p for p in chapter.parents[shared:] if title_key(p) not in said]
+        if number is not None and chapter.parents and new_parents[-1:] == [chapter.parents[-1]]:
+            new_parents.pop()  # already in "Life: 12"
+        heading = [*pending, *new_parents, title]
+        kept.append(replace(chapter, title=_joined(heading)))
+        pending, announced = [], chapter.parents
+    return tuple(kept)
 
 
 def _matches(selector: int | str, index: int, title: str) -> bool:

@@ -60,7 +60,7 @@ from collections.abc import Callable
 
 from num2words import num2words
 
-__all__ = ["is_english", "normalize", "normalize_title", "primary_language"]
+__all__ = ["is_english", "normalize", "normalize_title", "primary_language", "roman_value"]
 
 
 def primary_language(language: str) -> str:
@@ -254,7 +254,7 @@ _ROMAN = r"(?=[MDCLXVI])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 
 
-def _roman(numeral: str) -> int | None:
+def roman_value(numeral: str) -> int | None:
     """The value of a well-formed Roman numeral, else None.
 
     A single letter counts only if it is I, V or X ("Appendix C" is a letter, not 100), and a
@@ -287,7 +287,7 @@ _PRONOUN_RISK = {"part", "book", "section", "letter", "lesson"}
 
 
 def _division(m: re.Match[str], *, title: bool) -> str:
-    value = _roman(m["num"])
+    value = roman_value(m["num"])
     if value is None or (not title and m["num"] == "I" and m["word"].lower() in _PRONOUN_RISK):
         return m.group()
     return f"{m['word']}{m['space']}{num2words(value)}"
@@ -314,7 +314,7 @@ _REGNAL = re.compile(
 
 
 def _regnal(m: re.Match[str]) -> str:
-    value = _roman(m["num"])
+    value = roman_value(m["num"])
     known = m["name"] in _REGNAL_NAMES and m["num"] != "I"
     if value is None or not (m["title"] or known):
         return m.group()
@@ -561,7 +561,7 @@ def normalize_title(title: str, language: str) -> str:
     if is_english(language):
         title = _TITLE_DIVISION.sub(lambda m: _division(m, title=True), title.strip())
         numeral = _TITLE_NUMERAL.match(title)
-        value = _roman(numeral["num"]) if numeral else None
+        value = roman_value(numeral["num"]) if numeral else None
         if numeral and value:
             title = num2words(value) + title[numeral.end() :]
     return normalize(title, language)

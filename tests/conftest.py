@@ -16,10 +16,8 @@ import soundfile as sf
 REPO = Path(__file__).resolve().parent.parent
 WORKFLOW_FILES = ("Snakefile", "config.yaml", "workflow", "profiles")
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-ALICE_CANDIDATES = (
-    REPO.parent / "shared" / "books" / "alice-in-wonderland-pg11.epub",
-    REPO / "shared" / "books" / "alice-in-wonderland-pg11.epub",
-)
+#: Real books from public repositories; tests/data/SOURCES.md says where each came from.
+BOOKS = REPO / "tests" / "data" / "books"
 #: The README's run command; tests add --config engine=espeak for speed.
 RUN_ARGS = ["--cores", "8", "--resources", "gpu=1"]
 
@@ -96,10 +94,8 @@ def read_audio(path: Path):
 
 
 def alice_path() -> Path:
-    """The shipped Project Gutenberg EPUB (shared/ lies beside the checkout, in CI too)."""
-    found = next((path for path in ALICE_CANDIDATES if path.is_file()), None)
-    assert found, f"the Gutenberg EPUB is missing; looked in {', '.join(map(str, ALICE_CANDIDATES))}"
-    return found
+    """Project Gutenberg #11, an EPUB 2 with an NCX, a cover and Gutenberg's header and licence."""
+    return BOOKS / "alice-in-wonderland-pg11.epub"
 
 
 @pytest.fixture

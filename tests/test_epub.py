@@ -211,10 +211,11 @@ def test_epub3_chapters_follow_the_nav_split_at_anchors(epub3: Path) -> None:
     book = read_book(epub3)
     assert book.title == "A Test Book" and book.authors == ("Ann Author",) and book.language == "en-GB"
     assert book.cover is not None and book.cover.media_type == "image/png" and book.cover.data == PNG
-    # The empty "Part One" and the missing Chapter 3 are gone; the nav page itself is front matter.
+    # The empty "Part One" leads its first chapter's title; the missing Chapter 3 is gone; the nav
+    # page itself is front matter.
     assert [(c.title, c.kind) for c in book.chapters] == [
         ("Contents", "front"),
-        ("Chapter 1", "body"),
+        ("Part One. Chapter 1", "body"),
         ("Chapter 2: The Second", "body"),
         ("Chapter 4", "body"),
         ("Licence", "back"),
@@ -332,16 +333,16 @@ def test_epub2_ncx_in_play_order_with_nested_points_flattened(epub2: Path) -> No
             ),
         ),
         ("Title Page", "front", ("Days", "by Ann Author")),
-        ("I. Morning", "body", ("The sun rose.",)),
+        ("Book One. I. Morning", "body", ("The sun rose.",)),
         ("II. Noon", "body", ("The sun stood high.",)),
         ("III. Night", "body", ("The sun set.",)),
     ]
 
 
 def test_epub2_gutenberg_licence_shared_with_the_last_chapter_is_stripped(epub2: Path) -> None:
-    # read_epub keeps even the empty "Book One" (front); the body has no boilerplate at all.
+    # read_epub keeps even the text-less "Book One"; the body has no boilerplate at all.
     book = read_epub(epub2)
-    assert ("Book One", "front") in [(c.title, c.kind) for c in book.chapters]
+    assert ("Book One", "body", ()) in [(c.title, c.kind, c.paragraphs) for c in book.chapters]
     body_text = " ".join(p for c in _body(book) for p in c.paragraphs)
     assert "Gutenberg" not in body_text and "editions" not in body_text and "Terms" not in body_text
 
@@ -399,7 +400,7 @@ def test_font_obfuscation_is_not_drm(tmp_path: Path, epub3: Path) -> None:
         members = {name: archive.read(name) for name in archive.namelist() if name != "mimetype"}
     members["META-INF/encryption.xml"] = encryption
     path = write_zip(tmp_path / "fonts.epub", members)
-    assert [c.title for c in _body(read_book(path))] == ["Chapter 1", "Chapter 2: The Second", "Chapter 4"]
+    assert [c.title for c in _body(read_book(path))] == ["Part One. Chapter 1", "Chapter 2: The Second", "Chapter 4"]
 
 
 # --- hostile input ----------------------------------------------------------------------------------
@@ -550,20 +551,23 @@ def test_toc_pointing_only_at_missing_files(tmp_path: Path) -> None:
     assert _error(path).endswith("the table of contents points at no readable chapter")
 
 
-@pytest.mark.parametrize(
-    ("member", "broken"),
-    [("a.xhtml", "<html><body><p>unclosed</body></html>"), ("content.opf", "<package><metadata></package>")],
-)
-def test_malformed_xml_names_the_member(tmp_path: Path, member: str, broken: str) -> None:
-    manifest = [("a", "a.xhtml", "application/xhtml+xml", "")]
+def test_malformed_package_document_names_the_member(tmp_path: Path) -> None:
     files: dict[str, str | bytes] = {"a.xhtml": page("<p>Fine.</p>")}
-    package = opf(manifest, ["a"])
-    if member == "content.opf":
-        package = broken
-    else:
-        files[member] = broken
-    message = _error(write_epub(tmp_path / "bad.epub", files, package))
-    assert f"OEBPS/{member} is not well-formed XML" in message
+    message = _error(write_epub(tmp_path / "bad.epub", files, "<package><metadata></package>"))
+    assert "OEBPS/content.opf is not well-formed XML" in message
+
+
+def test_a_malformed_content_document_is_recovered_and_named_in_the_notes(tmp_path: Path) -> None:
+    """A Gutenberg EPUB had an unescaped "<" in an attribute of one back-matter file."""
+    manifest = [("a", "a.xhtml", "application/xhtml+xml", ""), ("b", "b.xhtml", "application/xhtml+xml", "")]
+    files: dict[str, str | bytes] = {
+        "a.xhtml": page("<h1>One</h1><p>The story is fine.</p>"),
+        "b.xhtml": '<html><body><h1>Two</h1><p title="a<b">Still <i>read</p></body></html>',
+    }
+    book = read_epub(write_epub(tmp_path / "soup.epub", files, opf(manifest, ["a", "b"])))
+    assert [c.paragraphs for c in book.chapters] == [("The story is fine.",), ("Still read",)]
+    assert len(book.notes) == 1
+    assert book.notes[0].startswith("OEBPS/b.xhtml: not well-formed XML")
 
 
 def test_malformed_ncx_names_the_member(tmp_path: Path) -> None:

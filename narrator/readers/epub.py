@@ -10,7 +10,7 @@ import posixpath
 import re
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -18,15 +18,14 @@ from lxml import etree
 
 from narrator.book import Book, Cover
 from narrator.errors import BookError
-from narrator.readers.decode import squash
+from narrator.readers.decode import bare_number, squash
+from narrator.readers.matter import build_chapters, matter_rule
 from narrator.readers.txt import title_from_stem
 from narrator.readers.xhtml import (
     Block,
     Document,
     Draft,
-    build_chapters,
     extract,
-    is_matter,
     parse_html,
     parse_xhtml,
     tag_of,
@@ -180,6 +179,8 @@ class _TocEntry:
     title: str
     path: str
     fragment: str
+    #: Titles of the entries (or unlinked headings) this one is nested in, outermost first.
+    parents: tuple[str, ...] = ()
 
 
 class _Epub:
@@ -194,6 +195,7 @@ class _Epub:
         self.opf = self.archive.xml(self.opf_path)
         self.manifest = self._manifest()
         self.documents: dict[str, Document] = {}
+        self.notes: list[str] = []
 
     def _check_drm(self) -> None:
         if self.archive.find("META-INF/sinf.xml"):
@@ -326,38 +328,53 @@ class _Epub:
                 return entries
         return None
 
-    def _entry(self, base: str, title: str, href: str) -> _TocEntry | None:
+    def _entry(self, base: str, title: str, href: str, parents: tuple[str, ...]) -> _TocEntry | None:
         target = _resolve(base, href)
-        return _TocEntry(title, target[0], target[1]) if target else None
+        return _TocEntry(title, target[0], target[1], parents) if target else None
 
     def _nav(self, name: str) -> list[_TocEntry]:
-        root = self.archive.xml(name)
+        root = self._xhtml(name, self.archive.read(name))
         navs = [n for n in _descendants(root, "nav") if "toc" in types_of(n)]
         if not navs:
             return []
-        entries = []
-        for link in _descendants(navs[0], "a"):
-            if link.get("href") and (entry := self._entry(name, text_of(link), link.get("href", ""))):
-                entries.append(entry)
+        entries: list[_TocEntry] = []
+
+        def walk(element: etree._Element, parents: tuple[str, ...]) -> None:
+            for item in _children(element, "li"):
+                label = next((c for c in item if tag_of(c) in ("a", "span")), None)
+                title = text_of(label) if label is not None else ""
+                href = label.get("href", "") if label is not None and tag_of(label) == "a" else ""
+                if href and (entry := self._entry(name, title, href, parents)):
+                    entries.append(entry)
+                for nested in _children(item, "ol"):
+                    walk(nested, (*parents, title) if title else parents)
+
+        for top in _children(navs[0], "ol") or _descendants(navs[0], "ol")[:1]:
+            walk(top, ())
         return entries
 
     def _ncx(self, name: str) -> list[_TocEntry]:
         root = self.archive.xml(name)
         points = []
-        for position, point in enumerate(_descendants(root, "navpoint")):
-            label = next(iter(_descendants(point, "text")), None)
-            content = next((c for c in _children(point, "content") if c.get("src")), None)
-            order = point.get("playOrder", "")
-            number = int(order) if order.isascii() and order.isdigit() else None
-            points.append((number, position, label, content))
+
+        def walk(element: etree._Element, parents: tuple[str, ...]) -> None:
+            for point in _children(element, "navpoint"):
+                label = next(iter(_descendants(point, "text")), None)
+                title = text_of(label) if label is not None else ""
+                content = next((c for c in _children(point, "content") if c.get("src")), None)
+                order = point.get("playOrder", "")
+                number = int(order) if order.isascii() and order.isdigit() else None
+                points.append((number, len(points), title, content, parents))
+                walk(point, (*parents, title) if title else parents)
+
+        for navmap in _descendants(root, "navmap")[:1]:
+            walk(navmap, ())
         if all(order is not None for order, *_ in points):
             points.sort(key=lambda p: (p[0], p[1]))
         entries = []
-        for _, _, label, content in points:
-            if content is not None:
-                entry = self._entry(name, text_of(label) if label is not None else "", content.get("src", ""))
-                if entry:
-                    entries.append(entry)
+        for _, _, title, content, parents in points:
+            if content is not None and (entry := self._entry(name, title, content.get("src", ""), parents)):
+                entries.append(entry)
         return entries
 
     def document(self, name: str) -> Document:
@@ -369,8 +386,23 @@ class _Epub:
                 root = parse_html(text)
                 self.documents[name] = extract(root) if root is not None else Document([], {})
             else:
-                self.documents[name] = extract(self.archive.xml(name))
+                self.documents[name] = extract(self._xhtml(name, data))
         return self.documents[name]
+
+    def _xhtml(self, name: str, data: bytes) -> etree._Element:
+        """A content document, re-read as forgiving HTML when it is not well-formed XML.
+
+        One bad attribute in a back-matter file must not cost the whole book (a Gutenberg EPUB
+        had an unescaped "<" in one); the plan log names each file recovered this way.
+        """
+        try:
+            return parse_xhtml(data)
+        except etree.XMLSyntaxError as error:
+            root = parse_html(data.decode("utf-8", errors="replace"))
+            if root is None:
+                raise BookError(f"{self.path}: {name} is not well-formed XML ({_one_line(error)})") from None
+            self.notes.append(f"{name}: not well-formed XML ({_one_line(error)}); read as HTML instead")
+            return root
 
     # --- chapters ---
 
@@ -391,10 +423,10 @@ class _Epub:
                 continue
             if item is None and not name.lower().endswith((".xhtml", ".html", ".htm", ".xml")):
                 continue
-            readable.append(_TocEntry(entry.title, name, entry.fragment))
+            readable.append(replace(entry, path=name))
         if not readable:
             raise BookError(f"{self.path}: the table of contents points at no readable chapter")
-        return self._split(spine, readable)
+        return self._split(spine, _without_numbered_parts(readable))
 
     def _spine_draft(self, name: str) -> Draft:
         blocks = list(self.document(name).blocks)
@@ -437,18 +469,36 @@ class _Epub:
         drafts = [d for d in drafts if any(b.text for b in d.blocks)]
         for toc_index, entry in enumerate(toc):
             first, *rest = contents[toc_index] or [[]]
-            chapter = Draft(*take_title(first, entry.title or None))
+            chapter = Draft(*take_title(first, entry.title or None), parents=entry.parents)
             matter = []
             for blocks in rest:
                 # A document the TOC skips continues the chapter, unless it is front or back matter
                 # on its own (an "Also by" page, a colophon, the nav page at the end of the spine).
                 alone = Draft(*take_title(blocks, None))
-                if any(b.text for b in blocks) and is_matter(alone):
+                if any(b.text for b in blocks) and matter_rule(alone):
                     matter.append(alone)
                 else:
                     chapter.blocks += blocks
             drafts += [chapter, *matter]
         return drafts
+
+
+def _without_numbered_parts(toc: list[_TocEntry]) -> list[_TocEntry]:
+    """Drop sub-entries numbered only ("I.", "II.") under an entry of their own: they are its parts.
+
+    A listener navigates by the story or the poem, not by its numbered sections, and the story's
+    title must be spoken; the parts' own headings stay in the text.
+    """
+    linked = {(*entry.parents, entry.title) for entry in toc}
+    siblings: dict[tuple[str, ...], list[_TocEntry]] = {}
+    for entry in toc:
+        siblings.setdefault(entry.parents, []).append(entry)
+    numbered = {
+        parents
+        for parents, entries in siblings.items()
+        if parents in linked and all(bare_number(e.title) is not None for e in entries)
+    }
+    return [entry for entry in toc if entry.parents not in numbered]
 
 
 def read_epub(path: Path) -> Book:
@@ -462,4 +512,5 @@ def read_epub(path: Path) -> Book:
             authors=epub.authors(),
             language=epub.language(),
             cover=epub.cover(),
+            notes=tuple(epub.notes),
         )

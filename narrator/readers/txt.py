@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from narrator.book import Book, Chapter
-from narrator.readers.decode import clean_text, decode_text, squash
+from narrator.readers.decode import SCENE_BREAK, clean_text, decode_text, squash
 
 _NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
@@ -19,8 +19,6 @@ CHAPTER_LINE = re.compile(
     r"[.:]?\s*(.*)$",
     re.IGNORECASE,
 )
-# A block of nothing but asterisks, dashes, tildes or hashes marks a scene break.
-_SCENE_BREAK = re.compile(r"^[\s*#~\-_=.•·]+$")
 #: Verse lines are at most this long; prose wrapped for print runs to 60-75 characters.
 VERSE_LINE_CHARS = 50
 _VERSE_LINE_START = re.compile(r"^[\"'\u2018\u201c(]?[A-Z]")
@@ -60,7 +58,7 @@ def parse_txt(text: str, title: str) -> Book:
         lines = [line.strip() for line in raw_lines]
         if not lines:
             continue
-        if len(lines) == 1 and _SCENE_BREAK.match(lines[0]):
+        if len(lines) == 1 and SCENE_BREAK.match(lines[0]):
             if paragraphs:
                 section_ends.add(len(paragraphs) - 1)
             continue

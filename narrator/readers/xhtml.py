@@ -10,16 +10,13 @@ are classified as front or back matter and stripped from chapters they share wit
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from html.entities import name2codepoint
 
 import lxml.html
 from lxml import etree
 
-from narrator.book import Chapter
-from narrator.readers.decode import clean_text, squash
+from narrator.readers.decode import SCENE_BREAK, clean_text, squash, title_key
 from narrator.readers.txt import CHAPTER_LINE
 
 _EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
@@ -55,8 +52,6 @@ _BOILERPLATE_ID = re.compile(r"^(pg-(header|footer)|project-gutenberg-license)")
 _NOTE_CLASS = re.compile(r"footnote|noteref|fnref")
 _NOTE_MARK = re.compile(r"^\s*(\[\s*\d+\s*\]|\(\s*\d+\s*\)|[*†‡§¶]+)\s*$")
 _NO_LETTERS = re.compile(r"^[\W\d_]+$")
-# A paragraph of nothing but asterisks and the like is a scene break.
-_SCENE_BREAK = re.compile(r"^[\s*#~•·⁂✻✽✶❦\-]+$")
 
 
 @dataclass(slots=True)
@@ -91,6 +86,8 @@ class Draft:
 
     title: str
     blocks: list[Block] = field(default_factory=list)
+    #: Titles of the table-of-contents entries above this one, outermost first.
+    parents: tuple[str, ...] = ()
 
 
 def parse_xhtml(data: bytes) -> etree._Element:
@@ -244,7 +241,7 @@ class _Extractor:
             if not lines:
                 continue
             text = "\n".join(lines)
-            if _SCENE_BREAK.match(text):
+            if SCENE_BREAK.match(text):
                 self.blocks.append(Block(is_break=True, **common))
             else:
                 share = min(link_chars, len(text)) if len(stanzas) == 1 else 0
@@ -321,12 +318,6 @@ def extract(root: etree._Element, alt_text: bool = False) -> Document:
 # --- chapter titles ---------------------------------------------------------------------------
 
 
-def normalize_title(text: str) -> str:
-    """Compare titles by their letters and digits only: "CHAPTER I. Down" == "Chapter I: down"."""
-    text = unicodedata.normalize("NFKD", text).casefold()
-    return "".join(c for c in text if c.isalnum())
-
-
 def take_title(blocks: list[Block], toc_title: str | None) -> tuple[str, list[Block]]:
     """The chapter's title, and its blocks without the heading that gave it.
 
@@ -343,10 +334,10 @@ def take_title(blocks: list[Block], toc_title: str | None) -> tuple[str, list[Bl
             break
         leading.append(block)
     if toc_title:
-        wanted = normalize_title(toc_title)
+        wanted = title_key(toc_title)
         for count in range(1, len(leading) + 1):
             joined = " ".join(b.text for b in leading[:count])
-            if normalize_title(joined) == wanted:
+            if title_key(joined) == wanted:
                 return toc_title, blocks[start + count :]
         return toc_title, blocks
     if not leading:
@@ -356,126 +347,3 @@ def take_title(blocks: list[Block], toc_title: str | None) -> tuple[str, list[Bl
     if heading and not heading.group(4) and len(leading) > 1 and len(leading[1].text) <= 80:
         count = 2
     return " ".join(b.text for b in leading[:count]), blocks[start + count :]
-
-
-# --- front and back matter --------------------------------------------------------------------
-
-_PG_START = re.compile(r"\*{3}\s*START OF (THE|THIS) PROJECT GUTENBERG E-?(BOOK|TEXT)", re.IGNORECASE)
-_PG_END = re.compile(
-    r"\*{3}\s*END OF (THE|THIS) PROJECT GUTENBERG E-?(BOOK|TEXT)"
-    r"|^END OF (THE )?PROJECT GUTENBERG('?S)?\b"
-    r"|^(THE )?FULL PROJECT GUTENBERG LICEN[CS]E\b"
-    r"|^START: FULL LICEN[CS]E\b",
-    re.IGNORECASE,
-)
-_CONTENTS_TITLE = re.compile(r"^(table of )?contents?$|^toc$", re.IGNORECASE)
-_ALSO_BY = re.compile(
-    r"^(also by|by the same author|other (books|titles|works) by|books by|more (books )?by|also available)",
-    re.IGNORECASE,
-)
-_MATTER_TITLE = re.compile(
-    r"^(colophon|copyright( page| notice)?|imprint|legal notice|cover( page)?|title ?page|half ?title"
-    r"|about this e-?book|transcriber'?s notes?)$",
-    re.IGNORECASE,
-)
-_MATTER_TYPE_NAMES = """
-    cover titlepage halftitlepage copyright-page colophon imprint toc landmarks page-list loi lot
-    index seriespage other-credits
-"""
-_MATTER_TYPES = frozenset(_MATTER_TYPE_NAMES.split())
-_SENTENCE_END = re.compile("[.!?\u2026][\"'\u201d\u2019)\\]]*$")
-_COPYRIGHT = re.compile(r"©|\bcopyright\b", re.IGNORECASE)
-_COPYRIGHT_DETAIL = re.compile(r"all rights reserved|\bISBN\b|published by|first published", re.IGNORECASE)
-
-
-def mark_gutenberg(drafts: list[Draft]) -> None:
-    """Everything up to Gutenberg's START line, and from its END line or licence on, is boilerplate."""
-    stream = [(d, i) for d in drafts for i in range(-1, len(d.blocks))]  # -1: the chapter title
-
-    def text(item: tuple[Draft, int]) -> str:
-        draft, index = item
-        return draft.title if index < 0 else draft.blocks[index].text
-
-    start = next((n for n, item in enumerate(stream) if _PG_START.search(text(item))), None)
-    end = next(
-        (n for n, item in enumerate(stream) if (start is None or n > start) and _PG_END.search(text(item))),
-        None,
-    )
-    for n, (draft, index) in enumerate(stream):
-        if index >= 0 and ((start is not None and n <= start) or (end is not None and n >= end)):
-            draft.blocks[index] = replace(draft.blocks[index], boilerplate=True)
-
-
-def _words(blocks: Iterable[Block]) -> int:
-    return sum(len(b.text.split()) for b in blocks)
-
-
-def is_matter(draft: Draft) -> bool:
-    """Front or back matter wherever it stands: licence, contents, adverts, colophon."""
-    texts = [b for b in draft.blocks if not b.is_break]
-    if texts and all(b.boilerplate for b in texts):
-        return True
-    title = draft.title.strip()
-    first = texts[0].text if texts else ""
-    if _CONTENTS_TITLE.match(title) or _MATTER_TITLE.match(title):
-        return True
-    if _ALSO_BY.match(title) or (not title and _ALSO_BY.match(first)):
-        return True
-    if texts and sum(1 for b in texts if _MATTER_TYPES & b.types) * 2 >= len(texts):
-        return True
-    chars = sum(len(b.text) for b in texts)
-    linked = [b for b in texts if b.link_chars]
-    if len(linked) >= 3 and sum(b.link_chars for b in texts) >= 0.6 * chars:
-        return True
-    joined = " ".join(b.text for b in texts)
-    return _words(texts) <= 250 and bool(_COPYRIGHT.search(joined)) and bool(_COPYRIGHT_DETAIL.search(joined))
-
-
-def _is_title_page(draft: Draft, book_title: str) -> bool:
-    """A cover or title page: named for the book (or not at all), a few words and no sentences."""
-    title = normalize_title(draft.title)
-    if title not in ("", normalize_title(book_title), "cover", "titlepage", "title"):
-        return False
-    texts = [b.text for b in draft.blocks if b.text and not b.boilerplate]
-    sentences = [t for t in texts if len(t.split()) >= 4 and _SENTENCE_END.search(t)]
-    return _words(b for b in draft.blocks if not b.boilerplate) <= 60 and not sentences
-
-
-def _chapter(draft: Draft, kind: str) -> Chapter:
-    blocks = draft.blocks
-    # Boilerplate goes from a chapter it shares with other text; a chapter of nothing else keeps it.
-    if any(b.text and not b.boilerplate for b in blocks):
-        blocks = [b for b in blocks if not b.boilerplate]
-    paragraphs: list[str] = []
-    section_ends: set[int] = set()
-    for block in blocks:
-        if block.is_break:
-            if paragraphs:
-                section_ends.add(len(paragraphs) - 1)
-        elif block.text:
-            paragraphs.append(block.text)
-    section_ends.discard(len(paragraphs) - 1)
-    return Chapter(draft.title, tuple(paragraphs), frozenset(section_ends), kind)
-
-
-def build_chapters(drafts: list[Draft], book_title: str) -> tuple[Chapter, ...]:
-    """Classify drafts as body, front or back matter, strip boilerplate from the body, make Chapters."""
-    mark_gutenberg(drafts)
-    has_text = [any(b.text for b in d.blocks) for d in drafts]
-    matter = [is_matter(d) if text else True for d, text in zip(drafts, has_text, strict=True)]
-    # Before the first real chapter, a cover or title page is front matter too.
-    for n, draft in enumerate(drafts):
-        if not matter[n] and any(not m for m in matter[n + 1 :]) and _is_title_page(draft, book_title):
-            matter[n] = True
-        elif not matter[n]:
-            break
-    body = [n for n, m in enumerate(matter) if not m]
-    first, last = (body[0], body[-1]) if body else (len(drafts), len(drafts))
-    chapters = []
-    for n, draft in enumerate(drafts):
-        if not matter[n] or (not has_text[n] and first < n < last):
-            kind = "body"
-        else:
-            kind = "front" if n < first else "back"
-        chapters.append(_chapter(draft, kind))
-    return tuple(chapters)
