@@ -107,3 +107,54 @@ def test_closed_engine_raises() -> None:
     assert proc.poll() is not None
     with pytest.raises(EngineError, match="closed"):
         engine.synthesize("Hello.", seed=0)
+
+
+@pytest.mark.parametrize(
+    ("options", "language", "voice"),
+    [
+        ({}, "fr", "fr"),
+        ({"voice": "auto", "rate": 200}, "fr-CA", "fr"),  # no Canadian voice: plain French
+        ({"voice": "auto"}, "pt_BR", "pt-BR"),
+        ({"voice": "auto"}, "en-US", "en-US"),
+        ({"voice": "auto"}, "eng", "en"),  # three-letter tags occur in real EPUBs
+        ({"voice": "auto"}, "zh-CN", "cmn"),
+        ({"voice": "en-us"}, "en-GB", "en-us"),  # a chosen voice of the language stays
+        ({"voice": "fr+f3"}, "fr", "fr+f3"),
+    ],
+)
+def test_voice_follows_the_books_language(options: dict, language: str, voice: str) -> None:
+    assert EspeakEngine.for_language(options, language) == {**options, "voice": voice}
+
+
+def test_french_book_is_read_by_a_french_voice() -> None:
+    sentence = "Le petit chat dort sur le lit."
+    french = EspeakEngine.load(EspeakEngine.for_language({"voice": "auto"}, "fr"))
+    english = EspeakEngine.load({"voice": "en-us"})
+    try:
+        heard, misread = french.synthesize(sentence, seed=0), english.synthesize(sentence, seed=0)
+    finally:
+        french.close()
+        english.close()
+    assert heard.size > french.sample_rate // 2 and np.abs(heard).max() > 0.05
+    assert heard.size != misread.size or not np.array_equal(heard, misread)
+
+
+@pytest.mark.parametrize(
+    ("options", "language", "expected"),
+    [
+        ({"voice": "en-us"}, "fr", ["'fr'", "engines.espeak.voice", "language:", "auto"]),
+        ({"voice": "auto"}, "xx", ["no voice for the book's language 'xx'", "language:"]),
+        ({"voice": "f3"}, "en", ["no voice named 'f3'", "engines.espeak.voice"]),
+    ],
+)
+def test_a_voice_that_cannot_read_the_book_is_refused_in_one_line(
+    options: dict, language: str, expected: list[str]
+) -> None:
+    with pytest.raises(EngineError) as info:
+        EspeakEngine.for_language(options, language)
+    assert all(part in str(info.value) for part in expected) and "\n" not in str(info.value)
+
+
+def test_auto_voice_must_be_resolved_before_loading() -> None:
+    with pytest.raises(EngineError, match="for_language"):
+        EspeakEngine.load({"voice": "auto"})

@@ -58,3 +58,26 @@ def test_missing_model_is_a_one_line_engine_error(tmp_path: Path) -> None:
     with pytest.raises(EngineError) as info:
         PiperEngine.load({"model": str(missing)})
     assert str(missing) in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("language", ["en", "en-GB", "en_US", "eng"])
+def test_bundled_voice_reads_english_books(language: str) -> None:
+    assert PiperEngine.for_language({"length_scale": 1.0}, language) == {"length_scale": 1.0}
+
+
+def test_bundled_voice_refuses_a_french_book_in_one_line() -> None:
+    with pytest.raises(EngineError) as info:
+        PiperEngine.for_language({}, "fr")
+    message = str(info.value)
+    assert "'fr'" in message and "engines.piper.model" in message and "language:" in message
+    assert "en_US" in message and "\n" not in message
+
+
+def test_a_voice_of_the_books_language_is_accepted(tmp_path: Path) -> None:
+    # Only the voice's .onnx.json is read for the check; the model itself is not loaded.
+    model = tmp_path / "fr_FR-test-medium.onnx"
+    model.write_bytes(b"")
+    Path(f"{model}.json").write_text('{"language": {"code": "fr_FR"}, "espeak": {"voice": "fr"}}')
+    assert PiperEngine.for_language({"model": str(model)}, "fr-CA") == {"model": str(model)}
+    with pytest.raises(EngineError, match="speaks 'fr_FR'"):
+        PiperEngine.for_language({"model": str(model)}, "en")

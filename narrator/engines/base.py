@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -13,6 +14,27 @@ from narrator.errors import UserError
 
 class EngineError(UserError):
     """An engine could not load or synthesize; the message is meant for the user."""
+
+
+def base_language(tag: str) -> str:
+    """The primary subtag of a BCP 47 tag, lower-cased: "pt_BR" and "pt-br" both give "pt"."""
+    return re.split(r"[-_]", tag.strip().lower())[0]
+
+
+def same_language(a: str, b: str) -> bool:
+    """Whether two tags name one language, whatever their regions: "en-US" and "en_GB", "eng" and "en"."""
+    # Books in the wild carry three-letter codes too; the project keeps one ISO 639 table.
+    from narrator.package import iso639_2
+
+    return base_language(a) == base_language(b) or iso639_2(a) == iso639_2(b) != "und"
+
+
+def language_refused(engine: str, voice: str, speaks: str, language: str, choose: str) -> EngineError:
+    """The one line for a voice that cannot read the book's language, naming both ways out."""
+    return EngineError(
+        f"the book's language is {language!r} but the {engine} voice {voice} speaks {speaks!r}: choose "
+        f"a voice for {language!r} with {choose}, or set language: in the config if the book's is wrong"
+    )
 
 
 class Engine(abc.ABC):
@@ -44,6 +66,16 @@ class Engine(abc.ABC):
     def preflight(cls, options: Mapping[str, Any]) -> None:
         """Cheap checks before planning (files exist, device present); EngineError with one line."""
         return None  # most engines have nothing to check before loading
+
+    @classmethod
+    def for_language(cls, options: Mapping[str, Any], language: str) -> dict[str, Any]:
+        """These options made to read ``language`` (BCP 47), before planning.
+
+        An engine whose voice follows the language fills that voice in here, so the plan's
+        render key and every render job see the same options; a voice that cannot read the
+        language is refused with one EngineError line (see ``language_refused``).
+        """
+        return dict(options)  # an engine that cannot tell its voice's language does not block
 
     @classmethod
     @abc.abstractmethod

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from narrator.engines._coqui_worker import serve
-from narrator.engines.base import Engine, EngineError
+from narrator.engines.base import Engine, EngineError, language_refused, same_language
 
 #: XTTS warns above ~250 characters for English and degrades; other models take a sentence or two.
 XTTS_MAX_CHARS = 250
@@ -42,6 +42,18 @@ def _config_json(options: Mapping[str, Any]) -> dict[str, Any]:
         return json.loads(Path(path).read_text())
     except (OSError, ValueError) as error:
         raise EngineError(f"coqui config_path {path}: cannot read it ({error})") from None
+
+
+def _model_language(options: Mapping[str, Any], config: Mapping[str, Any]) -> tuple[str, str]:
+    """The one language the model is set to speak, if known, and the option that decides it."""
+    if options.get("language"):
+        return str(options["language"]), "engines.coqui.language"
+    parts = str(options.get("model_name", "")).split("/")
+    if len(parts) == 4 and parts[1] != "multilingual":  # hub names: type/language/dataset/model
+        return parts[1], "engines.coqui.model_name"
+    if config.get("use_phonemes") and config.get("phoneme_language"):
+        return str(config["phoneme_language"]), "engines.coqui.model_path"
+    return "", ""
 
 
 class CoquiEngine(Engine):
@@ -98,6 +110,27 @@ class CoquiEngine(Engine):
             available = torch.cuda.device_count()
             if index >= available:
                 raise EngineError(f"coqui device {device} is not available ({available} CUDA devices)")
+
+    @classmethod
+    def for_language(cls, options: Mapping[str, Any], language: str) -> dict[str, Any]:
+        config = _config_json(options)
+        languages = [str(code) for code in config.get("languages") or []]
+        if not options.get("language") and languages:
+            # A multilingual model reads the book's language when it has it (XTTS needs one named).
+            matching = [code for code in languages if same_language(code, language)]
+            if not matching:
+                raise EngineError(
+                    f"the coqui model has no language for the book's {language!r} (it has "
+                    f"{', '.join(languages)}): choose another model, or set language: in the config "
+                    "if the book's is wrong"
+                )
+            tag = language.lower().replace("_", "-")
+            return {**options, "language": max(matching, key=lambda code: code.lower() == tag)}
+        speaks, choose = _model_language(options, config)
+        if speaks and not same_language(speaks, language):
+            model = options.get("model_name") or Path(str(options.get("model_path"))).name
+            raise language_refused(cls.name, str(model), speaks, language, choose)
+        return dict(options)
 
     @classmethod
     def load(cls, options: Mapping[str, Any]) -> CoquiEngine:

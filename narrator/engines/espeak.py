@@ -9,6 +9,7 @@ utterance, so every utterance starts from the same state; see that module for th
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import struct
 import subprocess
@@ -17,11 +18,11 @@ import threading
 import weakref
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Any, ClassVar
+from typing import IO, Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from narrator.engines.base import Engine, EngineError
+from narrator.engines.base import Engine, EngineError, base_language, language_refused, same_language
 
 _HEADER = struct.Struct(">BI")
 _LENGTH = struct.Struct(">I")
@@ -32,6 +33,59 @@ _IMPORT_ROOT = Path(__file__).resolve().parents[2]
 
 RATE_RANGE = (80, 450)  # espeakRATE_MINIMUM / espeakRATE_MAXIMUM, words per minute
 PITCH_RANGE = (0, 100)
+#: The voice option's value (also when unset) that means "espeak-ng's voice for the book's language".
+AUTO_VOICE = "auto"
+_DEFAULT_PRIORITY = 5  # espeak-ng's, for a "language" line without one; lower is preferred
+
+
+class _Voice(NamedTuple):
+    """One voice file under espeak-ng-data/lang, e.g. roa/pt-BR."""
+
+    identifier: str  # "roa/pt-BR"
+    name: str  # "Portuguese (Brazil)"
+    languages: tuple[tuple[str, int], ...]  # (("pt-br", 5), ("pt", 6))
+
+    @property
+    def file(self) -> str:
+        return self.identifier.rsplit("/", 1)[-1]
+
+
+@functools.cache
+def _voices() -> tuple[_Voice, ...]:
+    """espeak-ng's language voices, read from the data the helper initializes espeak with."""
+    import espeakng_loader  # a path helper only; libespeak-ng is loaded in the helper process
+
+    root = Path(espeakng_loader.get_data_path()) / "lang"
+    voices = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        name, languages = path.name, []
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            key, *values = line.split() or [""]
+            if key == "name" and values:
+                name = " ".join(values)
+            elif key == "language" and values:
+                priority = int(values[1]) if len(values) > 1 and values[1].isdigit() else _DEFAULT_PRIORITY
+                languages.append((values[0].lower(), priority))
+        voices.append(_Voice(path.relative_to(root).as_posix(), name, tuple(languages)))
+    return tuple(voices)
+
+
+def voice_for_language(language: str) -> str | None:
+    """The voice espeak-ng prefers for a BCP 47 tag: the full tag's, else its bare language's."""
+    tag = language.strip().lower().replace("_", "-")
+    lines = [(priority, voice.file, code) for voice in _voices() for code, priority in voice.languages]
+    exact = [(p, file) for p, file, code in lines if code == tag]
+    # "fr-CA" has no voice of its own: take the voices listed for plain "fr" (not "fr-be").
+    bare = [(p, file) for p, file, code in lines if code == base_language(code) and same_language(code, tag)]
+    ranked = sorted(exact or bare)
+    return ranked[0][1] if ranked else None
+
+
+def _named_voice(voice: str) -> _Voice | None:
+    """The voice espeak_SetVoiceByName would take: by file, path or name, any "+variant" aside."""
+    wanted = voice.split("+", 1)[0].strip().lower()
+    names = {v: (v.file.lower(), v.identifier.lower(), v.name.lower()) for v in _voices()}
+    return next((v for v, aliases in names.items() if wanted in aliases), None)
 
 
 def _int_option(options: Mapping[str, Any], key: str, default: int, bounds: tuple[int, int]) -> int:
@@ -109,7 +163,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 class EspeakEngine(Engine):
-    """espeak-ng via the espeakng_loader wheel. Options: voice, rate (wpm), pitch (0-100)."""
+    """espeak-ng via the espeakng_loader wheel. Options: voice (auto: the book's language's), rate
+    (wpm), pitch (0-100)."""
 
     name: ClassVar[str] = "espeak"
     max_chars: ClassVar[int] = 500
@@ -125,10 +180,36 @@ class EspeakEngine(Engine):
         self._finalizer = weakref.finalize(self, _stop, self._helper.proc)
 
     @classmethod
+    def for_language(cls, options: Mapping[str, Any], language: str) -> dict[str, Any]:
+        voice = options.get("voice", AUTO_VOICE)
+        if voice == AUTO_VOICE:
+            picked = voice_for_language(language)
+            if picked is None:
+                raise EngineError(
+                    f"espeak-ng has no voice for the book's language {language!r}; set language: in the "
+                    "config if that is wrong, or choose another engine"
+                )
+            return {**options, "voice": picked}
+        if not isinstance(voice, str):
+            return dict(options)  # load() reports the bad type
+        named = _named_voice(voice)
+        if named is None:
+            raise EngineError(
+                f"espeak-ng has no voice named {voice!r}; set engines.espeak.voice to auto or to one "
+                "of its voices (en-us, fr, ...)"
+            )
+        if named.languages and not any(same_language(code, language) for code, _ in named.languages):
+            choose = "engines.espeak.voice (auto picks espeak-ng's own)"
+            raise language_refused(cls.name, repr(voice), named.languages[0][0], language, choose)
+        return dict(options)
+
+    @classmethod
     def load(cls, options: Mapping[str, Any]) -> EspeakEngine:
         voice = options.get("voice", "en-us")
         if not isinstance(voice, str) or not voice.strip():
             raise EngineError(f"espeak option 'voice' must be a non-empty string, got {voice!r}")
+        if voice == AUTO_VOICE:
+            raise EngineError("espeak voice 'auto' is picked per book: resolve it with for_language first")
         config = {
             "voice": voice,
             "rate": _int_option(options, "rate", 175, RATE_RANGE),

