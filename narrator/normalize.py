@@ -1,17 +1,26 @@
 """Text normalization: turn a sentence of book text into what a text-to-speech engine should say.
 
-``normalize(text, language)`` takes one sentence or clause (sentence splitting happens before,
-with pysbd) and returns the text to speak. ``normalize_title(title, language)`` does the same
-for a chapter title, and also reads a Roman chapter number ("Chapter XIV" -> "Chapter fourteen").
+``normalize(text, language, urls)`` takes one sentence or clause (sentence splitting happens
+before, in ``narrator.segment``) and returns the text to speak. ``normalize_title(title,
+language, urls)`` does the same for a chapter title, and also reads a Roman chapter number
+("Chapter XIV" -> "Chapter fourteen", a bare "VIII" -> "eight"; "8" in other languages).
+
+Web addresses ("https://www.example.com/path?x=1", "www.example.org", "example.com/foo") are
+said by their host alone, or dropped when ``urls`` is "skip". In English a host is "example dot
+com", and "a link to example dot com" when a path was left unsaid; e-mail addresses are "info at
+oreilly dot com". Other languages get the bare host ("example.com") for the engine to read.
 
 Every language gets only the tidying that cannot be wrong in any language:
 
+* markup an engine would read out sign by sign is removed: XML and HTML tags ("<book>",
+  '<xsl:template match="/">'), comments and CSS rules ("p { color: red; }"); a "<" that starts
+  no tag ("a < b") stays;
 * curly and low-9 quotes become straight ones (U+201C to U+201F become ", U+2018 to U+201B
   become '); guillemets stay;
 * soft hyphens, zero-width spaces, word joiners and byte-order marks are removed (ZWJ and ZWNJ
   stay: scripts such as Persian and Devanagari need them);
-* decoration an engine would read aloud is removed: ``*``, ``_``, a ``#`` not before a digit,
-  and bracketed footnote markers such as ``[1]``, ``[*]``, ``[†]``;
+* decoration an engine would read aloud is removed: ``*``, ``_``, backticks, a ``#`` not
+  before a digit, and bracketed footnote markers such as ``[1]``, ``[*]``, ``[†]``;
 * runs of whitespace (newlines and no-break spaces included) become one space.
 
 English ("en", "en-US", "en-GB", ...) also gets, in this order:
@@ -19,14 +28,21 @@ English ("en", "en-US", "en-GB", ...) also gets, in this order:
 * abbreviations: Mr./Mrs./Ms./Dr. (also without the period before a name), St. ("Saint" before
   a name, "Street" after one), Prof., Rev., Capt., ... before a name, Jr./Sr., e.g., i.e.,
   etc., &c., vs., viz., cf., approx., "No. 5"/"#5" -> "number five", "p. 5"/"pp. 5" -> page(s),
-  "&" -> "and"; an abbreviation's period that also ends the sentence is kept;
+  "v. 5"/"vv. 5" -> verse(s), "ch. 5" -> chapter, "&" -> "and"; an abbreviation's period that
+  also ends the sentence is kept;
 * Roman numerals after Chapter/Volume/Act/Scene/Canto/Stave (and, when not a lone "I",
   Part/Book/Section/Letter), "World War II", and regnal numbers ("Henry VIII" -> "Henry the
   eighth", for a known regnal name or after King/Queen/Pope/...);
-* eras ("55 BC" -> "fifty-five B.C."), ranges (between numbers an en dash, or an em dash or a
-  hyphen between years, reads "to": "1914-1918", "pp. 5-10", "$5-$10"), times ("10:30" -> "ten
-  thirty", "7:05 p.m." -> "seven oh five p.m.", "12:00" -> "twelve o'clock", "14:00" ->
-  "fourteen hundred"), currency ($ £ € ¥, "$3.50" -> "three dollars, fifty cents", "$2.5
+* eras ("55 BC" -> "fifty-five B.C."), phone numbers digit by digit in their groups ("(800)
+  998-9938" -> "eight oh oh, nine nine eight, nine nine three eight", "+1 ..." -> "plus one,
+  ..."), ranges (between numbers an en dash, or an em dash or a hyphen between years, reads
+  "to": "1914-1918", "pp. 5-10", "$5-$10"; so does a hyphen after a counting word, "verses
+  5-8", or between small numbers going up, "5-8 people", but not "a 3-2 win"), durations
+  ("1:02:03" -> "one hour, two minutes and three seconds"), chapter and verse after a book of
+  the Bible ("John 3:16" -> "John three sixteen"), times ("10:30" -> "ten thirty", "7:05 p.m."
+  -> "seven oh five p.m.", "12:00" -> "twelve o'clock", "14:00" -> "fourteen hundred"), any
+  other colon between numbers as "to" ("a 2:1 ratio"), comparisons ("a < b" -> "a less than
+  b"), currency ($ £ € ¥, "$3.50" -> "three dollars, fifty cents", "$2.5
   million" -> "two point five million dollars"), percentages, degrees, dates ("May 5" -> "May
   fifth", "5 May" -> "the fifth of May"), decades ("1980s", "'60s"), vulgar fractions ("2½"),
   then every other number: ordinals ("22nd"), years, decimals ("3.14" -> "three point one
@@ -90,16 +106,89 @@ _QUOTES = str.maketrans(
 )
 _INVISIBLE = re.compile("[\u00ad\u200b\u2060\ufeff]")
 _FOOTNOTE = re.compile(r"\s*\[(?:\d{1,3}|[*\u2020\u2021])\]")
-_DECORATION = re.compile(r"[*_]+|#+(?!\s?\d)")
+_DECORATION = re.compile(r"[*_`]+|#+(?!\s?\d)")
 _SPACES = re.compile(r"\s+")
 _PHONEME_BLOCK = re.compile(r"(\[\[.*?\]\])")
+# Markup left in the text, which an engine would read out sign by sign: an XML or HTML tag
+# ("<book>", "</title>", '<xsl:template match="/">', "<br/>"), a comment or declaration, and a
+# CSS rule ("p { color: red; }"). A tag starts with a letter right after "<", so "a < b" stays.
+_MARKUP = re.compile(
+    r"(?P<space>\s*)(?:"
+    r"(?<!<)</?[A-Za-z][\w:.-]*(?:\s+[\w:.-]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'<>]+))?)*\s*/?>(?!>)"
+    r"|<!--.*?-->|<[!?][A-Za-z][^<>]*>"
+    r"|(?:[\w.#:>*\[\]=-]+\s*)?\{\s*[\w-]+\s*:[^{}]*\})"
+)
+
+
+def _drop_markup(m: re.Match[str]) -> str:
+    """Nothing, or a space where the markup stood between words ("one<br/>two")."""
+    before, after = m.string[m.start() - 1 : m.start()], m.string[m.end() : m.end() + 1]
+    if m["space"]:
+        return "" if not after or after.isspace() or after in ".,;:!?)]" else " "
+    return " " if before.isalnum() and after.isalnum() else ""
 
 
 def _tidy(text: str) -> str:
     text = _INVISIBLE.sub("", text.translate(_QUOTES))
+    text = _MARKUP.sub(_drop_markup, text)
     text = _FOOTNOTE.sub("", text)
     text = _DECORATION.sub("", text)
     return _SPACES.sub(" ", text)
+
+
+# --- links ----------------------------------------------------------------------------------------
+
+#: What ``normalize`` does with a web address: "host" says only its host, "skip" drops it.
+URL_CHOICES = ("host", "skip")
+
+# Top-level domains common enough that a bare "example.com" is an address and not a file name
+# or a dotted word ("Node.js", "file.txt"); upper case ("ASP.NET") is never a bare address.
+_TLDS = "com|org|net|edu|gov|mil|int|info|biz|io|co|uk|us|ca|au|de|fr|nl|se|fi|no|dk|eu|me|tv|ai|dev|app"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_HOST = rf"{_LABEL}(?:\.{_LABEL})*"
+_BARE_HOST = rf"(?:{_LABEL}\.)+(?:{_TLDS})"
+_LINK = re.compile(
+    r"(?P<space>\s*)(?P<open><)?"  # an autolink: <https://example.com>
+    rf"(?:(?:https?|ftp)://(?:[^\s/@<>]+@)?(?P<host>{_HOST})(?::\d+)?"
+    rf"|(?<![\w.@-])(?:www\.(?P<www>{_HOST}\.{_LABEL})|(?P<bare>{_BARE_HOST}))(?![\w@-]|\.\w))"
+    r"(?P<path>[/?#](?:[^\s<>\"()]|\([^\s<>\"()]*\))*?)?(?=[.,;:!?'\")\]]*(?:\s|$|<|>))(?(open)>)"
+)
+_EMAIL = re.compile(
+    rf"(?<![\w.+-])(?:mailto:)?(?P<user>[\w.+-]+)@(?P<host>{_LABEL}(?:\.{_LABEL})+)(?![\w-]|\.\w)"
+)
+
+
+def _bare_host(host: str) -> str:
+    return host.lower().removeprefix("www.")
+
+
+def _say_host(host: str) -> str:
+    return " dot ".join(_bare_host(host).split("."))
+
+
+def _email(m: re.Match[str]) -> str:
+    user = m["user"].replace(".", " dot ").replace("_", " underscore ")
+    return f"{user} at {_say_host(m['host'])}"
+
+
+def _links(text: str, urls: str, english: bool) -> str:
+    """Web addresses as ``urls`` says, and (in English) e-mail addresses as people say them.
+
+    English says a host alone as "example dot com", and an address with a path, which is not
+    said, as "a link to example dot com"; other languages get the bare host for the engine.
+    """
+
+    def link(m: re.Match[str]) -> str:
+        if urls == "skip":
+            return _drop_markup(m)
+        host = m["host"] or m["www"] or m["bare"]
+        if not english:
+            return m["space"] + _bare_host(host)
+        said = _say_host(host)
+        return m["space"] + (f"a link to {said}" if m["path"] and m["path"] != "/" else said)
+
+    text = _LINK.sub(link, text)
+    return _EMAIL.sub(_email, text) if english else text
 
 
 # --- helpers for reading numbers ------------------------------------------------------------------
@@ -246,6 +335,9 @@ _ABBREVIATIONS = [
     _abbreviation(r"#\s?(?=\d)", "number "),
     _abbreviation(r"\bpp\.\s?(?=\d)", "pages "),
     _abbreviation(r"(?<![\w.])p\.\s?(?=\d)", "page "),
+    _abbreviation(r"\bvv\.\s?(?=\d)", "verses "),
+    _abbreviation(r"(?<![\w.])v\.\s?(?=\d)", "verse "),
+    _abbreviation(r"\bch\.\s?(?=\d)", "chapter "),
     _abbreviation(r"\bVol\.\s?(?=\d|[IVXLC]+\b)", "Volume "),
 ]
 
@@ -338,8 +430,72 @@ def _era(m: re.Match[str]) -> str:
 _RANGE_DASH = re.compile(r"(?<=[\d%])(?:\s?\u2013\s?|\u2014)(?=[$£€¥]?\d)")
 _YEAR_RANGE = re.compile(rf"{_BEFORE}(?P<a>1[1-9]\d\d|20\d\d)-(?P<b>1[1-9]\d\d|20\d\d|\d\d){_AFTER}")
 
+# A hyphen between small numbers reads "to" after a word that counts things ("verses 5-8",
+# "pages 110-15"), and elsewhere when the range goes up ("5-8 people"), but not in a score that
+# goes down ("a 3-2 win"). Longer runs of hyphenated numbers (ISBNs) are left alone.
+_RANGE_NOUNS = _word_set(
+    """
+    verse verses page pages chapter chapters line lines item items step steps age ages aged year
+    years section sections paragraph paragraphs figure figures fig figs table tables number numbers
+    question questions exercise exercises psalm psalms grade grades level levels day days week weeks
+    """
+)
+_HYPHEN_RANGE = re.compile(
+    r"(?:(?P<noun>\b[^\W\d_]+)\.?\s)?(?<![\w.,-])(?P<a>\d{1,4})-(?P<b>\d{1,4})(?![\w-]|[.,]\d)"
+)
+
+
+def _hyphen_range(m: re.Match[str]) -> str:
+    noun = m["noun"] or ""
+    counted = noun.lower() in _RANGE_NOUNS
+    if counted or (len(m["a"]) <= 3 and len(m["b"]) <= 3 and int(m["a"]) < int(m["b"])):
+        return f"{m.group()[: m.start('a') - m.start()]}{m['a']} to {m['b']}"
+    return m.group()
+
+
+# Phone numbers, read digit by digit in their groups: "(800) 998-9938", "800-998-9938",
+# "1-800-998-9938", "+1 800 998 9938", "+44 20 7946 0958".
+_PHONE = re.compile(
+    r"(?<![\w.,+-])(?:"
+    r"(?:\+?\d{1,3}[\s.-])?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
+    r"|\+\d{1,3}(?:[\s.-]\d{1,4}){2,5}"
+    r")(?![\w-]|[.,]\d)"
+)
+
+
+def _phone(m: re.Match[str]) -> str:
+    groups = ", ".join(_digits(group, zero="oh") for group in re.findall(r"\d+", m.group()))
+    return ("plus " if m.group().startswith("+") else "") + groups
+
+
+# Hours, minutes and seconds are a duration: "1:02:03" -> "one hour, two minutes and three seconds".
+_DURATION = re.compile(rf"{_BEFORE}(?P<h>\d{{1,2}}):(?P<m>[0-5]\d):(?P<s>[0-5]\d)(?![\d:]|[.,]\d)")
+
+
+def _duration(m: re.Match[str]) -> str:
+    parts = [
+        f"{num2words(int(value))} {unit if int(value) == 1 else unit + 's'}"
+        for value, unit in ((m["h"], "hour"), (m["m"], "minute"), (m["s"], "second"))
+        if int(value)
+    ] or ["zero seconds"]
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+
+
+# Chapter and verse after a book of the Bible, said as people say them: "John 3:16" -> "John
+# three sixteen", "Psalm 23:1-6" -> "Psalm twenty-three one to six".
+_SCRIPTURE_BOOKS = (
+    "Genesis|Exodus|Leviticus|Numbers|Deuteronomy|Joshua|Judges|Ruth|Samuel|Kings|Chronicles|Ezra|"
+    "Nehemiah|Esther|Job|Psalms?|Proverbs|Ecclesiastes|Song|Songs|Isaiah|Jeremiah|Lamentations|"
+    "Ezekiel|Daniel|Hosea|Joel|Amos|Obadiah|Jonah|Micah|Nahum|Habakkuk|Zephaniah|Haggai|Zechariah|"
+    "Malachi|Matthew|Mark|Luke|John|Acts|Romans|Corinthians|Galatians|Ephesians|Philippians|"
+    "Colossians|Thessalonians|Timothy|Titus|Philemon|Hebrews|James|Peter|Jude|Revelation|Surah|Sura"
+)
+_SCRIPTURE = re.compile(rf"\b(?P<book>{_SCRIPTURE_BOOKS})\s(?P<chapter>\d{{1,3}}):(?P<verse>\d{{1,3}})\b")
+# Any other colon between numbers that is not a time is a ratio or a score: "a 2:1 ratio".
+_RATIO = re.compile(rf"{_BEFORE}(?P<a>{_INT}):(?P<b>{_INT}){_AFTER}(?!:)")
+
 _AMPM = r"(?P<ap>[aApP]\.\s?[mM]\.?|[aApP][mM]\b\.?)"
-_CLOCK = re.compile(rf"{_BEFORE}(?P<h>\d{{1,2}}):(?P<m>\d{{2}})(?![\d:]|[.,]\d)(?:\s?{_AMPM})?")
+_CLOCK = re.compile(rf"(?<![\w.,:])(?P<h>\d{{1,2}}):(?P<m>\d{{2}})(?![\d:]|[.,]\d)(?:\s?{_AMPM})?")
 _HOUR = re.compile(rf"{_BEFORE}(?P<h>\d{{1,2}})(?:[.:](?P<m>\d{{2}}))?\s?{_AMPM}")  # also "10.30 a.m."
 
 
@@ -360,6 +516,17 @@ def _clock(m: re.Match[str]) -> str:
         words += " a.m." if ap[0] in "aA" else " p.m."
     return words
 
+
+# Comparisons between words or numbers ("a < b", "x >= 5"); tags are gone by now.
+_COMPARISONS = {
+    "<": "less than",
+    ">": "greater than",
+    "<=": "less than or equal to",
+    ">=": "greater than or equal to",
+    "\u2264": "less than or equal to",
+    "\u2265": "greater than or equal to",
+}
+_COMPARISON = re.compile(r"(?<=[\w)])\s*(?P<sign><=|>=|[<>\u2264\u2265])\s*(?=[\w(]|-\d)")
 
 # Symbol: (one, many, one hundredth, hundredths); the yen has no minor unit in speech.
 _CURRENCIES = {
@@ -489,7 +656,7 @@ def _pauses(text: str, final: bool) -> str:
     text = _ELLIPSIS.sub(", ", text)
     text = _COMPOUND_DASH.sub("-", text)
     text = _DASH.sub(", ", text)
-    text = re.sub(r"\s+([,.;:!?])(?!\d)", r"\1", text)  # no space before punctuation
+    text = re.sub(r"\s+([,.;:!?])(?!\w)", r"\1", text)  # no space before punctuation (".NET" keeps it)
     text = re.sub(r",(?:\s*,)+", ",", text)  # one pause, not two
     text = re.sub(r",\s*(?=[.;:!?])", "", text)  # "word,." -> "word."
     text = re.sub(r"(^|\s)([\"'(\[]*)\s*,\s*", r"\1\2", text)  # none at the start or after an opening quote
@@ -507,10 +674,16 @@ def _english(text: str, final: bool) -> str:
     text = _REGNAL.sub(_regnal, text)
     text = _ERA_AFTER.sub(_era, text)
     text = _ERA_BEFORE.sub(lambda m: f"A.D. {_year(int(m['num']))}", text)
+    text = _PHONE.sub(_phone, text)
     text = _RANGE_DASH.sub(" to ", text)
     text = _YEAR_RANGE.sub(r"\g<a> to \g<b>", text)
+    text = _HYPHEN_RANGE.sub(_hyphen_range, text)
+    text = _DURATION.sub(_duration, text)
+    text = _SCRIPTURE.sub(r"\g<book> \g<chapter> \g<verse>", text)
     text = _CLOCK.sub(_clock, text)
     text = _HOUR.sub(_clock, text)
+    text = _RATIO.sub(r"\g<a> to \g<b>", text)
+    text = _COMPARISON.sub(lambda m: f" {_COMPARISONS[m['sign']]} ", text)
     text = _MONEY.sub(_money, text)
     text = _SHILLINGS.sub(_shillings, text)
     text = _PERCENT.sub(_percent, text)
@@ -528,8 +701,13 @@ def _english(text: str, final: bool) -> str:
 # --- entry points ---------------------------------------------------------------------------------
 
 
-def normalize(text: str, language: str) -> str:
-    """What a TTS engine should say for ``text`` (one sentence or clause) in ``language``."""
+def normalize(text: str, language: str, urls: str = "host") -> str:
+    """What a TTS engine should say for ``text`` (one sentence or clause) in ``language``.
+
+    ``urls`` is one of ``URL_CHOICES``: "host" says a web address's host, "skip" drops it.
+    """
+    if urls not in URL_CHOICES:
+        raise ValueError(f"urls must be one of {URL_CHOICES}, not {urls!r}")
     english = is_english(language)
     parts = _PHONEME_BLOCK.split(text)
     last_text = len(parts) - 1  # split() puts text at even indexes, the last one included
@@ -538,30 +716,34 @@ def normalize(text: str, language: str) -> str:
         if index % 2:
             out.append(part)  # a [[ phonemes ]] block, as written
             continue
-        spoken = _tidy(part)
+        spoken = _tidy(_links(part, urls, english))
         if english:
             spoken = _english(spoken, final=index == last_text)
         out.append(spoken)
     return _SPACES.sub(" ", "".join(out)).strip()
 
 
-# A title that is, or starts with, a numeral and a period or colon: "IV", "IX. The Lobster"
-# (up to C: an all-capitals word such as "MIX" or "DC" is more likely a word than a chapter).
-_TITLE_NUMERAL = re.compile(r"^(?P<num>[IVXLC]+)(?=[.:](?:\s|$)|$)")
+# A title that is, or starts with, a numeral and a period, a colon or a spaced dash: "IV", "IX.
+# The Lobster", "VIII — The Return" (up to C: an all-capitals word such as "MIX" or "DC" is more
+# likely a word than a chapter).
+_TITLE_NUMERAL = re.compile(r"^(?P<num>[IVXLC]+)(?=[.:](?:\s|$)|\s[-\u2013\u2014]\s|$)")
 
 
-def normalize_title(title: str, language: str) -> str:
+def normalize_title(title: str, language: str, urls: str = "host") -> str:
     """Like ``normalize``, and a Roman numeral that numbers the chapter is read as a number.
 
     "Chapter XIV" -> "Chapter fourteen", "CHAPTER IV." -> "CHAPTER four.", "Part II" -> "Part
     two", "IX. The Lobster" -> "nine. The Lobster". Only after a word such as Chapter, Part,
     Book, Volume, Act or Scene, or as the title's first word followed by "." or ":" (or alone),
-    so the pronoun "I" is never touched elsewhere.
+    so the pronoun "I" is never touched elsewhere. In other languages a title that starts with a
+    numeral gets its digits ("VIII" -> "8"), which the engine reads in its own language.
     """
-    if is_english(language):
-        title = _TITLE_DIVISION.sub(lambda m: _division(m, title=True), title.strip())
-        numeral = _TITLE_NUMERAL.match(title)
-        value = roman_value(numeral["num"]) if numeral else None
-        if numeral and value:
-            title = num2words(value) + title[numeral.end() :]
-    return normalize(title, language)
+    title = title.strip()
+    english = is_english(language)
+    if english:
+        title = _TITLE_DIVISION.sub(lambda m: _division(m, title=True), title)
+    numeral = _TITLE_NUMERAL.match(title)
+    value = roman_value(numeral["num"]) if numeral else None
+    if numeral and value:
+        title = (num2words(value) if english else str(value)) + title[numeral.end() :]
+    return normalize(title, language, urls)

@@ -56,6 +56,21 @@ ENGLISH = [
     ("At 9 am, 5pm and 10.30 a.m.", "At nine a.m., five p.m. and ten thirty a.m."),
     ("The train left at 14:00.", "The train left at fourteen hundred."),
     ("Read John 3:16.", "Read John three sixteen."),
+    # Durations, chapter and verse, ratios: never a colon between words.
+    ("The video runs 0:23:46.", "The video runs twenty-three minutes and forty-six seconds."),
+    (
+        "It took 1:02:03 and then 2:00:00.",
+        "It took one hour, two minutes and three seconds and then two hours.",
+    ),
+    ("Genesis 2:1 and Psalm 23:1-6.", "Genesis two one and Psalm twenty-three one to six."),
+    ("Read John 3:16-18 tonight.", "Read John three sixteen to eighteen tonight."),
+    ("Mix them in a 2:1 ratio.", "Mix them in a two to one ratio."),
+    ("A 1:50,000 map.", "A one to fifty thousand map."),
+    # Phone numbers, digit by digit in their groups.
+    ("Call (800) 998-9938.", "Call eight oh oh, nine nine eight, nine nine three eight."),
+    ("Call 800-998-9938 today.", "Call eight oh oh, nine nine eight, nine nine three eight today."),
+    ("Or +1 800 998 9938.", "Or plus one, eight oh oh, nine nine eight, nine nine three eight."),
+    ("Ring +44 20 7946 0958.", "Ring plus four four, two oh, seven nine four six, oh nine five eight."),
     # Dates and ranges.
     ("On May 5, 1865, it rained.", "On May fifth, eighteen sixty-five, it rained."),
     (
@@ -67,6 +82,10 @@ ENGLISH = [
     ("The 1865–66 season.", "The eighteen sixty-five to sixty-six season."),
     ("Read pp. 5–10 and p. 7.", "Read pages five to ten and page seven."),
     ("He won 3–2.", "He won three to two."),
+    ("Read verses 5-8 and pages 10-12.", "Read verses five to eight and pages ten to twelve."),
+    ("See vv. 3-4 and pp. 110-15.", "See verses three to four and pages one hundred and ten to fifteen."),
+    ("For ages 5-8, or 10-15 people.", "For ages five to eight, or ten to fifteen people."),
+    ("A 3-2 win.", "A three-two win."),
     # Abbreviations.
     ("Mr. Smith and Mrs. Jones met Dr. Watson.", "Mister Smith and Missus Jones met Doctor Watson."),
     ("Mr Smith met Ms. Jones.", "Mister Smith met Miz Jones."),
@@ -113,6 +132,20 @@ ENGLISH = [
     ("A claim[1] with a note [23].", "A claim with a note."),
     ("Lots   of\n space\u00a0here .", "Lots of space here."),
     ("A soft\u00adhyphen.", "A softhyphen."),
+    # Web addresses by their host, e-mail as said.
+    ("See https://www.example.com/path?x=1 for more.", "See a link to example dot com for more."),
+    ("Visit www.example.org or example.com/foo.", "Visit example dot org or a link to example dot com."),
+    ("Go to <https://example.com>.", "Go to example dot com."),
+    ("Wiki: https://en.wikipedia.org/wiki/Foo_(bar).", "Wiki: a link to en dot wikipedia dot org."),
+    ("Write to info@oreilly.com today.", "Write to info at oreilly dot com today."),
+    ("We use ASP.NET, Node.js and file.txt.", "We use ASP.NET, Node.js and file.txt."),
+    ("He's an expert .NET developer.", "He's an expert .NET developer."),
+    # Markup is dropped; a comparison is said.
+    ("The <book> element closes with </book>.", "The element closes with."),
+    ('Start with <xsl:template match="/"> here.', "Start with here."),
+    ("The rule p { color: red; } makes it red.", "The rule makes it red."),
+    ("Run `ls` first.", "Run ls first."),
+    ("If a < b and x >= 5.", "If a less than b and x greater than or equal to five."),
     # Left for the engine: no safe reading.
     ("Version 1.2.3 came out.", "Version 1.2.3 came out."),
     ("He ran 5k in 3D.", "He ran 5k in 3D."),
@@ -153,6 +186,12 @@ TITLES = [
     ("I Was There", "I Was There"),
     ("V for Vendetta", "V for Vendetta"),
     ("MIX", "MIX"),
+    ("VIII", "eight"),
+    ("XIV.", "fourteen."),
+    ("II", "two"),
+    ("I", "one"),
+    ("VIII. The Return", "eight. The Return"),
+    ("VIII — The Return", "eight, The Return"),
 ]
 
 
@@ -182,6 +221,45 @@ def test_other_languages_fall_through(language: str, text: str, spoken: str) -> 
     assert not is_english(language)
     assert normalize(text, language) == spoken
     assert normalize_title(text, language) == spoken
+
+
+@pytest.mark.parametrize(
+    ("language", "title", "spoken"),
+    [("sv", "VIII", "8"), ("de", "XIV. Die Rückkehr", "14. Die Rückkehr"), ("pt-BR", "I", "1")],
+)
+def test_other_languages_get_a_bare_title_numeral_as_digits(language: str, title: str, spoken: str) -> None:
+    assert normalize_title(title, language) == spoken
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "spoken"),
+    [
+        ("sv", "Se <b>https://www.example.se/sida</b> nu.", "Se example.se nu."),
+        ("de", "Das Element <buch> und p { color: red; } hier.", "Das Element und hier."),
+        ("fr", "Si a < b, alors.", "Si a < b, alors."),
+    ],
+)
+def test_other_languages_get_bare_hosts_and_lose_markup(language: str, text: str, spoken: str) -> None:
+    assert normalize(text, language) == spoken
+
+
+@pytest.mark.parametrize(
+    ("text", "spoken"),
+    [
+        ("See https://www.example.com/path?x=1 for more.", "See for more."),
+        ("(see www.example.org)", "(see)"),
+        ("Visit example.com/foo.", "Visit."),
+        ("Write to info@oreilly.com.", "Write to info at oreilly dot com."),
+    ],
+)
+def test_urls_skip_drops_web_addresses(text: str, spoken: str) -> None:
+    assert normalize(text, "en", urls="skip") == spoken
+    assert normalize_title(text, "en", urls="skip") == spoken
+
+
+def test_unknown_urls_choice_is_refused() -> None:
+    with pytest.raises(ValueError, match="urls must be one of"):
+        normalize("Hi.", "en", urls="spell")
 
 
 def test_idempotent_on_english() -> None:
