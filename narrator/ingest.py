@@ -11,7 +11,7 @@ from pathlib import Path
 from narrator.book import Book, Chapter
 from narrator.errors import BookError
 from narrator.readers import READERS
-from narrator.readers.decode import bare_number, title_key
+from narrator.readers.titles import bare_number, title_key
 
 
 def book_id_for(path: str | Path) -> str:

@@ -9,28 +9,12 @@ from pathlib import Path
 import chardet
 
 from narrator.errors import BookError
-from narrator.normalize import roman_value
 
 # Format controls and zero-width characters are invisible and only confuse engines.
 _INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
 
 # A line or paragraph of nothing but asterisks, dashes, dots and the like is a scene break.
 SCENE_BREAK = re.compile(r"^[\s*#~\-_=.•·⁂✻✽✶❦]+$")
-
-
-def title_key(text: str) -> str:
-    """Compare titles by their letters and digits only: "CHAPTER I. Down" == "Chapter I: down"."""
-    text = unicodedata.normalize("NFKD", text).casefold()
-    return "".join(c for c in text if c.isalnum())
-
-
-def bare_number(title: str) -> int | None:
-    """The value of a title that is only a number, arabic or roman ("VIII.", "12"); else None."""
-    match = re.fullmatch(r"\s*([0-9]{1,4}|[IVXLCDM]+|[ivxlcdm]+)\s*[.:]?\s*", title)
-    if match is None:
-        return None
-    numeral = match.group(1)
-    return int(numeral) if numeral.isdigit() else roman_value(numeral)
 
 
 def clean_text(text: str) -> str:

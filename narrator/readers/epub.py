@@ -18,9 +18,9 @@ from lxml import etree
 
 from narrator.book import Book, Cover
 from narrator.errors import BookError
-from narrator.readers.decode import bare_number, squash
+from narrator.readers.decode import squash
 from narrator.readers.matter import build_chapters, matter_rule
-from narrator.readers.txt import title_from_stem
+from narrator.readers.titles import bare_number, title_from_stem
 from narrator.readers.xhtml import (
     Block,
     Document,

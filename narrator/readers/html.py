@@ -12,7 +12,7 @@ from narrator.book import Book
 from narrator.errors import BookError
 from narrator.readers.decode import decode_text
 from narrator.readers.matter import build_chapters
-from narrator.readers.txt import title_from_stem
+from narrator.readers.titles import title_from_stem
 from narrator.readers.xhtml import Block, Draft, extract, parse_html, parse_xhtml
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))

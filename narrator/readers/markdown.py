@@ -9,7 +9,7 @@ from markdown_it import MarkdownIt
 
 from narrator.book import Book, Chapter
 from narrator.readers.decode import clean_text, decode_text, squash
-from narrator.readers.txt import title_from_stem
+from narrator.readers.titles import title_from_stem
 
 
 def _inline_text(children: Iterable) -> str:

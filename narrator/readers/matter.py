@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from narrator.book import Chapter
-from narrator.readers.decode import title_key
+from narrator.readers.titles import title_key
 from narrator.readers.xhtml import Block, Draft
 
 PG_START = re.compile(
@@ -27,7 +27,9 @@ PG_END = re.compile(
     r"|^START: FULL LICEN[CS]E\b",
     re.IGNORECASE | re.MULTILINE,
 )
-_CONTENTS_TITLE = re.compile(r"^(table of )?contents?$|^toc$|^list of (illustrations|figures|tables)$", re.I)
+_CONTENTS_TITLE = re.compile(
+    r"^(table of )?contents?( and illustrations)?$|^toc$|^(list of )?(illustrations|figures|tables)$", re.I
+)
 _ALSO_BY = re.compile(
     r"^(also by|by the same author|other (books|titles|works) by|books by|more (books )?by|also available)",
     re.IGNORECASE,
@@ -74,7 +76,7 @@ def matter_rule(draft: Draft) -> str:
     texts = [b for b in draft.blocks if not b.is_break]
     if texts and all(b.boilerplate for b in texts):
         return "Project Gutenberg header or licence"
-    title = draft.title.strip()
+    title = draft.title.strip().rstrip(".:")
     first = texts[0].text if texts else ""
     if _CONTENTS_TITLE.match(title):
         return "contents page (by title)"
@@ -99,10 +101,11 @@ def matter_rule(draft: Draft) -> str:
 
 def _is_title_page(draft: Draft, book_title: str) -> bool:
     """A cover or title page: named for the book (or not at all), a few words and no sentences."""
-    title = title_key(draft.title)
-    if title not in ("", title_key(book_title), "cover", "titlepage", "title"):
-        return False
     texts = [b.text for b in draft.blocks if b.text and not b.boilerplate]
+    title = title_key(draft.title)
+    byline = any(text.lower().startswith("by ") for text in texts)
+    if title not in ("", title_key(book_title), "cover", "titlepage", "title") and not byline:
+        return False
     sentences = [t for t in texts if len(t.split()) >= 4 and _SENTENCE_END.search(t)]
     return _words(b for b in draft.blocks if not b.boilerplate) <= 60 and not sentences
 

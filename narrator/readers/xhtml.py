@@ -16,8 +16,8 @@ from html.entities import name2codepoint
 import lxml.html
 from lxml import etree
 
-from narrator.readers.decode import SCENE_BREAK, clean_text, squash, title_key
-from narrator.readers.txt import CHAPTER_LINE
+from narrator.readers.decode import SCENE_BREAK, clean_text, squash
+from narrator.readers.titles import CHAPTER_LINE, title_key
 
 _EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
 # Parsers that never fetch anything: no DTD, no external (or internal) entity expansion, no network.
