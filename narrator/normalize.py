@@ -653,6 +653,8 @@ _DASH = re.compile(r"\s*(?:[\u2014\u2015]+|-{2,}|(?<=\s)[\u2013-](?=\s)|^[\u2013
 
 
 def _pauses(text: str, final: bool) -> str:
+    # A comma the author wrote at the end stays (a verse line runs on); one made from a dash stops.
+    written_comma = re.search(r",\s*[\"')\]]*\s*$", text) is not None
     text = _ELLIPSIS.sub(", ", text)
     text = _COMPOUND_DASH.sub("-", text)
     text = _DASH.sub(", ", text)
@@ -661,8 +663,8 @@ def _pauses(text: str, final: bool) -> str:
     text = re.sub(r",\s*(?=[.;:!?])", "", text)  # "word,." -> "word."
     text = re.sub(r"(^|\s)([\"'(\[]*)\s*,\s*", r"\1\2", text)  # none at the start or after an opening quote
     text = re.sub(r",\s+([\"')\]]+)(?=\s|$|[.,;:!?])", r",\1", text)  # 'I, " he' -> 'I," he'
-    if final:
-        text = re.sub(r",\s*([\"')\]]*)\s*$", r".\1", text)  # a pause at the very end is a stop
+    if final and not written_comma:
+        text = re.sub(r",\s*([\"')\]]*)\s*$", r".\1", text)  # a made pause at the very end is a stop
     return text
 
 

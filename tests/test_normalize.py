@@ -265,3 +265,10 @@ def test_unknown_urls_choice_is_refused() -> None:
 def test_idempotent_on_english() -> None:
     for _, spoken in ENGLISH:
         assert normalize(spoken, "en") == spoken, spoken
+
+
+def test_a_comma_the_poet_wrote_at_the_end_of_a_line_is_kept() -> None:
+    """A verse line that runs on keeps its comma; only a pause made from a dash becomes a stop."""
+    assert normalize("Something there is that doesn’t love a wall,", "en-US").endswith("wall,")
+    assert normalize("Que da ocidental praia Lusitana,", "pt").endswith("Lusitana,")
+    assert normalize("He stopped—", "en") == "He stopped."

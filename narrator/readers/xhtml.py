@@ -46,7 +46,14 @@ _DROP_TAGS = frozenset(_DROP_NAMES.split())
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 # Stands for a line break inside verse while the text is assembled; never in real text.
 _LINE = "\ue000"
-_POEM_TOKEN = re.compile(r"(^|[-_])(poem|poems|poetry|verse|verses|stanza|stanzas|lyrics?|song|lg)($|[-_\d])")
+# Class names and epub:type values of verse: "poem", "stanza", Standard Ebooks' "z3998:verse".
+_POEM_TOKEN = re.compile(
+    r"(^|[-_:])(poem|poems|poetry|verse|verses|stanza|stanzas|lyrics?|song|hymn|lg)($|[-_\d])"
+)
+# Printed line numbers ("lnum", "linenum", "line-number") are for the eye, not the ear.
+_LINE_NUMBER_CLASS = re.compile(r"^(lnum|linenum|line-?num(ber)?|verse-?num(ber)?|stanza-?num(ber)?)$")
+# A paragraph of nothing but a number is a stanza or page number.
+_NUMBER_ONLY = re.compile(r"^\s*[\[(]?\d{1,4}[.)\]]?\s*$")
 _BOILERPLATE_TOKEN = re.compile(r"^(pg-?(header|footer|boilerplate|start-separator|end-separator))$")
 _BOILERPLATE_ID = re.compile(r"^(pg-(header|footer)|project-gutenberg-license)")
 _NOTE_CLASS = re.compile(r"footnote|noteref|fnref")
@@ -237,7 +244,8 @@ class _Extractor:
                 stanzas[-1].append(line)
             elif stanzas[-1]:
                 stanzas.append([])
-        for lines in stanzas:
+        for numbered in stanzas:
+            lines = [line for line in numbered if not _NUMBER_ONLY.match(line)]
             if not lines:
                 continue
             text = "\n".join(lines)
@@ -257,6 +265,8 @@ class _Extractor:
         """Add one element's text (not its tail) to the blocks."""
         tag = tag_of(element)
         if tag in _DROP_TAGS or _is_note_marker(element, tag):
+            return
+        if any(_LINE_NUMBER_CLASS.match(name) for name in _classes(element)):
             return
         if "pagebreak" in types_of(element):
             return
