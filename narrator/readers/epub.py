@@ -43,6 +43,9 @@ MAX_MEMBER_BYTES = 128 * MiB
 MAX_RATIO = 200
 MAX_RATIO_MIN_BYTES = MiB
 MAX_MEMBERS = 20_000
+#: A nested entry this short is one chapter with sections; a longer one is a part of chapters.
+#: (A technical chapter with its sections ran 2,000-8,000 words; a book of a novel, 40,000.)
+CHAPTER_WORDS = 12_000
 
 _TOO_BIG = "decompresses to too much data (a zip bomb?); refusing the EPUB"
 _CONTAINER = "META-INF/container.xml"
@@ -426,7 +429,7 @@ class _Epub:
             readable.append(replace(entry, path=name))
         if not readable:
             raise BookError(f"{self.path}: the table of contents points at no readable chapter")
-        return self._split(spine, _without_numbered_parts(readable))
+        return _chapters_as_listened(self._split(spine, readable))
 
     def _spine_draft(self, name: str) -> Draft:
         blocks = list(self.document(name).blocks)
@@ -483,22 +486,45 @@ class _Epub:
         return drafts
 
 
-def _without_numbered_parts(toc: list[_TocEntry]) -> list[_TocEntry]:
-    """Drop sub-entries numbered only ("I.", "II.") under an entry of their own: they are its parts.
+def _words(drafts: list[Draft]) -> int:
+    return sum(len(block.text.split()) for draft in drafts for block in draft.blocks)
 
-    A listener navigates by the story or the poem, not by its numbered sections, and the story's
-    title must be spoken; the parts' own headings stay in the text.
+
+def _chapters_as_listened(drafts: list[Draft]) -> list[Draft]:
+    """Keep nested entries as chapters only where a listener navigates by them.
+
+    An entry whose sub-entries are numbered only ("I.", "II."), or, in contents three levels deep,
+    one that is short (a chapter with its sections, not a book of chapters, nor the one part a
+    book of poems has) becomes one chapter: its sub-entries' titles are read as headings in it.
+    Any other ("Book the First") keeps its sub-entries as chapters; its title leads the first.
     """
-    linked = {(*entry.parents, entry.title) for entry in toc}
-    siblings: dict[tuple[str, ...], list[_TocEntry]] = {}
-    for entry in toc:
-        siblings.setdefault(entry.parents, []).append(entry)
-    numbered = {
-        parents
-        for parents, entries in siblings.items()
-        if parents in linked and all(bare_number(e.title) is not None for e in entries)
-    }
-    return [entry for entry in toc if entry.parents not in numbered]
+    merged: list[Draft] = []
+    book_words = _words(drafts)
+    # Two levels are parts and their chapters; a third is a chapter's sections.
+    deep = max((len(draft.parents) for draft in drafts), default=0) >= 2
+    start = 0
+    while start < len(drafts):
+        draft = drafts[start]
+        path = (*draft.parents, draft.title)
+        end = start + 1
+        while end < len(drafts) and drafts[end].parents[: len(path)] == path and draft.title:
+            end += 1
+        children = drafts[start + 1 : end]
+        numbered = children and all(bare_number(child.title) is not None for child in children)
+        words = _words(drafts[start:end])
+        sections = deep and words <= CHAPTER_WORDS and words * 2 < book_words
+        if children and (numbered or sections):
+            blocks = list(draft.blocks)
+            for child in children:
+                number = bare_number(child.title)
+                heading = f"{number}." if number is not None else child.title
+                blocks += [Block(heading, heading=2), *child.blocks]
+            merged.append(Draft(draft.title, blocks, draft.parents))
+            start = end
+        else:
+            merged.append(draft)
+            start += 1
+    return merged
 
 
 def read_epub(path: Path) -> Book:

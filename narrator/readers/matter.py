@@ -99,15 +99,26 @@ def matter_rule(draft: Draft) -> str:
     return ""
 
 
-def _is_title_page(draft: Draft, book_title: str) -> bool:
-    """A cover or title page: named for the book (or not at all), a few words and no sentences."""
+def _has_sentences(draft: Draft) -> bool:
     texts = [b.text for b in draft.blocks if b.text and not b.boilerplate]
-    title = title_key(draft.title)
-    byline = any(text.lower().startswith("by ") for text in texts)
-    if title not in ("", title_key(book_title), "cover", "titlepage", "title") and not byline:
+    return any(len(t.split()) >= 4 and _SENTENCE_END.search(t) for t in texts)
+
+
+def _is_title_page(draft: Draft, book_title: str, before_story: bool) -> bool:
+    """A cover, title or half-title page: a few words and no sentences.
+
+    Before the first page of sentences any such page is one ("OEUVRES DE VOLTAIRE"); later, only
+    one named for the book ("CANDIDE," again before chapter one) or with a byline.
+    """
+    texts = [b.text for b in draft.blocks if b.text and not b.boilerplate]
+    if not texts or _words(b for b in draft.blocks if not b.boilerplate) > 60 or _has_sentences(draft):
         return False
-    sentences = [t for t in texts if len(t.split()) >= 4 and _SENTENCE_END.search(t)]
-    return _words(b for b in draft.blocks if not b.boilerplate) <= 60 and not sentences
+    title, book = title_key(draft.title), title_key(book_title)
+    byline = any(text.lower().startswith("by ") for text in texts)
+    named = title in ("", "cover", "titlepage", "title") or (len(title) >= 4 and book.startswith(title))
+    # Before the story a page of short unpunctuated lines is one too ("OEUVRES", "DE", "VOLTAIRE").
+    layout = not any(_SENTENCE_END.search(text) for text in texts)
+    return (before_story and layout) or named or byline
 
 
 def _chapter(draft: Draft, kind: str, skipped_by: str) -> Chapter:
@@ -137,13 +148,10 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[Chapter, ...]:
     rules = [
         matter_rule(d) if d.title.strip() or any(b.text for b in d.blocks) else "no text" for d in drafts
     ]
-    # Before the first real chapter, a cover or title page is front matter too, titled or not.
+    story = next((n for n, draft in enumerate(drafts) if not rules[n] and _has_sentences(draft)), len(drafts))
     for n, draft in enumerate(drafts):
-        later_body = any(not rule for rule in rules[n + 1 :])
-        if not rules[n] and later_body and _is_title_page(draft, book_title):
+        if not rules[n] and n != story and _is_title_page(draft, book_title, n < story):
             rules[n] = "title page"
-        elif not rules[n]:
-            break
     first = next(
         (n for n, d in enumerate(drafts) if not rules[n] and any(b.text for b in d.blocks)), len(drafts)
     )

@@ -204,8 +204,11 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             note_choice.footnotes[footnote["label"]] = squash(footnote["text"])
     drafts: list[Draft] = [Draft("")]
     for number, (blanks, block) in enumerate(blocks):
-        if number < 3 and _PRODUCED_BY.match(block.strip()):
-            continue  # the transcriber's credit
+        opening = block.strip()
+        if number < 3 and (
+            _PRODUCED_BY.match(opening) or (opening.startswith("[") and opening.endswith("]"))
+        ):
+            continue  # the transcriber's credit or note
         if _FOOTNOTE.match(block.strip()):
             continue
         text, captions = note_choice.split(block)
