@@ -21,7 +21,7 @@ def book_id_for(path: str | Path) -> str:
     return slug or "book"
 
 
-def read_book(path: str | Path) -> Book:
+def read_book(path: str | Path, notes: str = "drop") -> Book:
     """Read a book with the reader for its suffix; drop chapters with nothing to speak."""
     path = Path(path)
     reader = READERS.get(path.suffix.lower())
@@ -30,7 +30,7 @@ def read_book(path: str | Path) -> Book:
     if not path.is_file():
         raise BookError(f"{path}: no such book file")
     try:
-        book = reader(path)
+        book = reader(path, notes)
     except OSError as error:
         raise BookError(f"{path}: cannot read the book ({error.strerror})") from None
     chapters = titled_chapters(book.chapters)
@@ -113,6 +113,11 @@ def select_chapters(book: Book, include: Iterable[int | str] = (), exclude: Iter
     return replace(book, chapters=chapters)
 
 
-def load_book(path: str | Path, include: Iterable[int | str] = (), exclude: Iterable[int | str] = ()) -> Book:
+def load_book(
+    path: str | Path,
+    include: Iterable[int | str] = (),
+    exclude: Iterable[int | str] = (),
+    notes: str = "drop",
+) -> Book:
     """Read a book and keep the chapters to narrate."""
-    return select_chapters(read_book(path), include, exclude)
+    return select_chapters(read_book(path, notes), include, exclude)

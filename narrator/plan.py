@@ -14,11 +14,11 @@ from narrator.audio import AudioCheckError, check_wav_file, replace_durably
 from narrator.book import Book
 from narrator.catalog import Row, completed_fields, queued_fields, write_catalog
 from narrator.engines import engine_class
-from narrator.ingest import load_book
+from narrator.ingest import read_book, select_chapters
 from narrator.lexicon import Lexicon
-from narrator.normalize import normalize, normalize_title
+from narrator.normalize import is_english, normalize, normalize_title
 from narrator.publish import TEMP_MARK
-from narrator.segment import Speaker, segment_book
+from narrator.segment import Speaker, describe_segmenter, segment_book
 
 
 def render_key(engine: str, options: Mapping[str, Any]) -> str:
@@ -55,6 +55,10 @@ class PlanSettings:
     exclude: tuple[int | str, ...] = ()
     #: Language of the text, overriding the book's own metadata when set.
     language: str = ""
+    #: Footnotes and figure captions: "drop" them, or "read" them after their paragraph.
+    notes: str = "drop"
+    #: Web addresses: say their "host", or "skip" them.
+    urls: str = "host"
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> PlanSettings:
@@ -68,6 +72,8 @@ class PlanSettings:
             include=tuple(config["chapters"]["include"]),
             exclude=tuple(config["chapters"]["exclude"]),
             language=config["language"],
+            notes=config["notes"],
+            urls=config["urls"],
         )
 
 
@@ -78,7 +84,7 @@ def speaker_for(settings: PlanSettings, language: str) -> Speaker:
 
     def speak(text: str, *, title: bool = False) -> str:
         normal = normalize_title if title else normalize
-        return normal(lexicon.apply(text, phonemes=phonemes), language)
+        return normal(lexicon.apply(text, phonemes=phonemes), language, urls=settings.urls)
 
     return speak
 
@@ -155,6 +161,25 @@ def write_book_json(book: Book, book_json_path: Path, language: str) -> None:
     replace_durably(book_json_path, json.dumps(metadata, indent=2, ensure_ascii=False).encode() + b"\n")
 
 
+def plan_notes(book: Book, narrated: Book, language: str) -> list[str]:
+    """What the plan log says besides the counts: recovered files, skipped sections, language."""
+    notes = [f"read: {note}" for note in book.notes]
+    kept = {id(chapter) for chapter in narrated.chapters}
+    for index, chapter in enumerate(book.chapters, start=1):
+        if id(chapter) not in kept:
+            why = chapter.skipped_by or "chapters.exclude"
+            notes.append(
+                f"skipped section {index} {chapter.title or '(untitled)'!r} ({why}); "
+                f"chapters.include: [{index}] reads it"
+            )
+    notes.append(f"sentences split by {describe_segmenter(language)}")
+    if not is_english(language):
+        notes.append(
+            f"numbers and abbreviations left for the voice: normalization is English-only ({language})"
+        )
+    return notes
+
+
 def write_plan(
     book_path: str | Path, catalog_path: str | Path, book_json_path: str | Path, settings: PlanSettings
 ) -> str:
@@ -163,7 +188,8 @@ def write_plan(
     Already published WAVs of unchanged segments are adopted; leftovers are removed.
     """
     catalog_path = Path(catalog_path)
-    book = load_book(book_path, settings.include, settings.exclude)
+    whole = read_book(book_path, settings.notes)
+    book = select_chapters(whole, settings.include, settings.exclude)
     language = settings.language or book.language
     segments_dir = catalog_path.parent / "segments"
     rows = plan_rows(book, segments_dir, settings)
@@ -173,7 +199,8 @@ def write_plan(
     write_book_json(book, Path(book_json_path), language)
     write_catalog(catalog_path, rows)
     decoded = "" if book.encoding == "utf-8" else f" (text decoded as {book.encoding})"
-    return (
+    summary = (
         f"planned {len(rows)} segments in {len(book.chapters)} chapters{decoded}: {adopted} already "
         f"published, {damaged} damaged WAVs and {leftovers} leftover files removed"
     )
+    return "\n".join([summary, *plan_notes(whole, book, language)])

@@ -12,13 +12,16 @@ from snakemake.exceptions import WorkflowError
 from narrator.errors import UserError
 
 
-def bug_message(what: str, error: BaseException, log: Path) -> str:
-    """One line for an unexpected failure: what failed, the error, and where its traceback is."""
+def log_bug(what: str, error: BaseException, log: Path) -> str:
+    """Write an unexpected failure's traceback to the log; return one line saying what failed."""
     detail = (str(error).strip().splitlines() or [""])[0]
-    return (
+    message = (
         f"{what} failed: {type(error).__name__}: {detail}; this is a bug in narrator, please report it "
         f"with the traceback in {log}"
     )
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(f"error: {message}\n\n{traceback.format_exc()}")
+    return message
 
 
 def run_logged(log_path: str, stage: Callable[..., str], *args: Any, **kwargs: Any) -> None:
@@ -35,8 +38,6 @@ def run_logged(log_path: str, stage: Callable[..., str], *args: Any, **kwargs: A
     except UserError as error:
         log.write_text(f"error: {error}\n")
         raise WorkflowError(str(error)) from None
-    except Exception as error:
-        message = bug_message(f"{log.parent.name} {log.stem}", error, log)
-        log.write_text(f"error: {message}\n\n{traceback.format_exc()}")
-        raise WorkflowError(message) from None
+    except Exception as error:  # noqa: BLE001 - any other failure is a bug: report it, keep the traceback
+        raise WorkflowError(log_bug(f"{log.parent.name} {log.stem}", error, log)) from None
     log.write_text(f"{summary}\n")

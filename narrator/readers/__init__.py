@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from narrator.book import Book
 from narrator.readers.epub import read_epub
@@ -11,7 +11,12 @@ from narrator.readers.html import read_html
 from narrator.readers.markdown import read_markdown
 from narrator.readers.txt import read_txt
 
-Reader = Callable[[Path], Book]
+
+class Reader(Protocol):
+    """Reads one format; ``notes`` ("drop" or "read") says what to do with footnotes and captions."""
+
+    def __call__(self, path: Path, notes: str = "drop") -> Book: ...
+
 
 READERS: dict[str, Reader] = {
     ".txt": read_txt,

@@ -187,8 +187,9 @@ class _TocEntry:
 
 
 class _Epub:
-    def __init__(self, path: Path, archive: _Archive) -> None:
+    def __init__(self, path: Path, archive: _Archive, notes: str) -> None:
         self.path = path
+        self.notes_choice = notes
         self.archive = archive
         self._check_drm()
         container = self.archive.find(_CONTAINER)
@@ -387,9 +388,11 @@ class _Epub:
             if item is not None and item.media_type == "text/html":
                 text = data.decode("utf-8", errors="replace")
                 root = parse_html(text)
-                self.documents[name] = extract(root) if root is not None else Document([], {})
+                self.documents[name] = (
+                    extract(root, notes=self.notes_choice) if root is not None else Document([], {})
+                )
             else:
-                self.documents[name] = extract(self._xhtml(name, data))
+                self.documents[name] = extract(self._xhtml(name, data), notes=self.notes_choice)
         return self.documents[name]
 
     def _xhtml(self, name: str, data: bytes) -> etree._Element:
@@ -527,9 +530,9 @@ def _chapters_as_listened(drafts: list[Draft]) -> list[Draft]:
     return merged
 
 
-def read_epub(path: Path) -> Book:
+def read_epub(path: Path, notes: str = "drop") -> Book:
     with _Archive(path) as archive:
-        epub = _Epub(path, archive)
+        epub = _Epub(path, archive, notes)
         title = epub.title()
         chapters = build_chapters(epub.drafts(), title)
         return Book(

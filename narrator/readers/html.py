@@ -61,7 +61,7 @@ def _drafts(blocks: list[Block], title: str) -> tuple[str, list[Draft]]:
     return title, drafts
 
 
-def read_html(path: Path) -> Book:
+def read_html(path: Path, notes: str = "drop") -> Book:
     data = path.read_bytes()
     text, encoding = decode_html(path, data)
     root = None
@@ -77,7 +77,7 @@ def read_html(path: Path) -> Book:
             raise BookError(f"{path}: cannot parse the HTML ({error})") from None
     if root is None:
         raise BookError(f"{path}: the book has no text to speak")
-    document = extract(root)
+    document = extract(root, notes=notes)
     title, drafts = _drafts(document.blocks, document.title)
     title = title or title_from_stem(path)
     return Book(title, build_chapters(drafts, title), encoding=encoding)

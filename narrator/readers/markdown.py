@@ -57,7 +57,8 @@ def parse_markdown(text: str, title: str) -> Book:
     return Book(title, tuple(chapters))
 
 
-def read_markdown(path: Path) -> Book:
+def read_markdown(path: Path, notes: str = "drop") -> Book:
+    """A Markdown book; ``notes`` is accepted like every reader's, as CommonMark has no footnotes."""
     text, encoding = decode_text(path, path.read_bytes())
     book = parse_markdown(text, title_from_stem(path))
     return Book(book.title, book.chapters, encoding=encoding)

@@ -56,6 +56,7 @@ _LINE_NUMBER_CLASS = re.compile(r"^(lnum|linenum|line-?num(ber)?|verse-?num(ber)
 _NUMBER_ONLY = re.compile(r"^\s*[\[(]?\d{1,4}[.)\]]?\s*$")
 _BOILERPLATE_TOKEN = re.compile(r"^(pg-?(header|footer|boilerplate|start-separator|end-separator))$")
 _BOILERPLATE_ID = re.compile(r"^(pg-(header|footer)|project-gutenberg-license)")
+_NOTE_TYPES = frozenset({"footnote", "endnote", "rearnote", "note"})
 _NOTE_CLASS = re.compile(r"footnote|noteref|fnref")
 _NOTE_MARK = re.compile(r"^\s*(\[\s*\d+\s*\]|\(\s*\d+\s*\)|[*†‡§¶]+)\s*$")
 _NO_LETTERS = re.compile(r"^[\W\d_]+$")
@@ -210,8 +211,9 @@ class _Context:
 
 
 class _Extractor:
-    def __init__(self, alt_text: bool) -> None:
+    def __init__(self, alt_text: bool, notes: str) -> None:
         self.alt_text = alt_text
+        self.drop_notes = notes == "drop"
         self.blocks: list[Block] = []
         self.anchors: dict[str, int] = {}
         self.buffer: list[str] = []
@@ -268,6 +270,8 @@ class _Extractor:
             return
         if any(_LINE_NUMBER_CLASS.match(name) for name in _classes(element)):
             return
+        if self.drop_notes and (tag == "figcaption" or types_of(element) & _NOTE_TYPES):
+            return
         if "pagebreak" in types_of(element):
             return
         block = tag in BLOCK_TAGS
@@ -311,15 +315,18 @@ class _Extractor:
             self.flush(inner)
 
 
-def extract(root: etree._Element, alt_text: bool = False) -> Document:
-    """Blocks and anchors of a parsed (X)HTML document; image alt text only when alt_text is set."""
+def extract(root: etree._Element, alt_text: bool = False, notes: str = "drop") -> Document:
+    """Blocks and anchors of a parsed (X)HTML document; image alt text only when alt_text is set.
+
+    Footnotes, endnotes and figure captions are read where they stand when ``notes`` is "read".
+    """
     title = ""
     for element in root.iter():
         if tag_of(element) == "title":
             title = text_of(element)
             break
     body = next((e for e in root.iter() if tag_of(e) == "body"), root)
-    extractor = _Extractor(alt_text)
+    extractor = _Extractor(alt_text, notes)
     extractor.walk(body, _Context(), in_link=False)
     extractor.flush(_Context())
     return Document(extractor.blocks, extractor.anchors, title)

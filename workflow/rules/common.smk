@@ -13,6 +13,7 @@ from narrator.cluster import (
     run_cluster_job_in_this_process,
 )
 from narrator.plan import PlanSettings
+from narrator.workflow import log_bug
 
 
 def fail(message):
@@ -28,7 +29,10 @@ try:
     ENGINE.preflight(config["engines"].get(config["engine"], {}))
     # Reading the book here catches a missing, damaged or empty book before any job starts.
     book_language = load_book(
-        config["book"], config["chapters"]["include"], config["chapters"]["exclude"]
+        config["book"],
+        config["chapters"]["include"],
+        config["chapters"]["exclude"],
+        config["notes"],
     ).language
     # An English voice reading a French book is gibberish: refuse that now, or let an engine
     # that picks its voice by language pick it here, so the plan and the renders share it.
@@ -42,6 +46,14 @@ try:
         raise UserError(f"{config['cover']}: no such cover image")
 except UserError as error:
     fail(str(error))
+except Exception as error:  # a bug: one line here, the traceback in the plan log
+    fail(
+        log_bug(
+            f"reading {config['book']}",
+            error,
+            Path("logs/plan_catalog") / f"{book_id_for(config['book'])}.log",
+        )
+    )
 
 BOOK_ID = book_id_for(config["book"])
 RESULTS = config["results"]
