@@ -46,7 +46,11 @@ _MATTER_TYPE_NAMES = """
 _MATTER_TYPES = frozenset(_MATTER_TYPE_NAMES.split())
 _SENTENCE_END = re.compile("[.!?\u2026][\"'\u201d\u2019)\\]]*$")
 _COPYRIGHT = re.compile(r"©|\bcopyright\b", re.IGNORECASE)
-_COPYRIGHT_DETAIL = re.compile(r"all rights reserved|\bISBN\b|published by|first published", re.IGNORECASE)
+_COPYRIGHT_DETAIL = re.compile(
+    r"all rights reserved|\bISBN\b|published by|first published"
+    r"|licen[cs]ed under|licensierad|creative commons",
+    re.IGNORECASE,
+)
 
 
 def mark_gutenberg(drafts: list[Draft]) -> None:
@@ -71,7 +75,7 @@ def _words(blocks: Iterable[Block]) -> int:
     return sum(len(b.text.split()) for b in blocks)
 
 
-def matter_rule(draft: Draft) -> str:
+def matter_rule(draft: Draft, book_title: str = "") -> str:
     """Why this draft is front or back matter wherever it stands ("" when it is not)."""
     texts = [b for b in draft.blocks if not b.is_break]
     if texts and all(b.boilerplate for b in texts):
@@ -92,16 +96,24 @@ def matter_rule(draft: Draft) -> str:
     linked = [b for b in texts if b.link_chars]
     if len(linked) >= 3 and sum(b.link_chars for b in texts) >= 0.6 * chars:
         return "contents page (mostly links)"
-    # Only an untitled page: a titled section that cites a copyright ("Using Code Examples") is read.
+    # Only a page untitled or named for the book: a section that cites a copyright ("Using Code
+    # Examples") is read.
     joined = " ".join(b.text for b in texts)
-    if not title and _words(texts) <= 250 and _COPYRIGHT.search(joined) and _COPYRIGHT_DETAIL.search(joined):
+    named = not title or _same_title(title_key(title), title_key(book_title))
+    if named and _words(texts) <= 250 and _COPYRIGHT.search(joined) and _COPYRIGHT_DETAIL.search(joined):
         return "copyright page"
     return ""
 
 
 def _has_sentences(draft: Draft) -> bool:
-    texts = [b.text for b in draft.blocks if b.text and not b.boilerplate]
+    """Whether the draft has running text: a line set in capitals is a title, even with a stop."""
+    texts = [b.text for b in draft.blocks if b.text and not b.boilerplate and not b.text.isupper()]
     return any(len(t.split()) >= 4 and _SENTENCE_END.search(t) for t in texts)
+
+
+def _same_title(title: str, book: str) -> bool:
+    """Keys of a page title and the book's: "CANDIDE," is "Candide, ou l'optimisme"."""
+    return min(len(title), len(book)) >= 4 and (book.startswith(title) or book in title)
 
 
 def _is_title_page(draft: Draft, book_title: str, before_story: bool) -> bool:
@@ -115,9 +127,9 @@ def _is_title_page(draft: Draft, book_title: str, before_story: bool) -> bool:
         return False
     title, book = title_key(draft.title), title_key(book_title)
     byline = any(text.lower().startswith("by ") for text in texts)
-    named = title in ("", "cover", "titlepage", "title") or (len(title) >= 4 and book.startswith(title))
-    # Before the story a page of short unpunctuated lines is one too ("OEUVRES", "DE", "VOLTAIRE").
-    layout = not any(_SENTENCE_END.search(text) for text in texts)
+    named = title in ("", "cover", "titlepage", "title") or _same_title(title, book)
+    # Before the story a page of short lines set in capitals is one too ("OEUVRES", "DE", "VOLTAIRE").
+    layout = all(len(text.split()) <= 8 for text in texts) and any(text.isupper() for text in texts)
     return (before_story and layout) or named or byline
 
 
@@ -146,7 +158,8 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[Chapter, ...]:
     """
     mark_gutenberg(drafts)
     rules = [
-        matter_rule(d) if d.title.strip() or any(b.text for b in d.blocks) else "no text" for d in drafts
+        matter_rule(d, book_title) if d.title.strip() or any(b.text for b in d.blocks) else "no text"
+        for d in drafts
     ]
     story = next((n for n, draft in enumerate(drafts) if not rules[n] and _has_sentences(draft)), len(drafts))
     for n, draft in enumerate(drafts):

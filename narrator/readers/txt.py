@@ -203,12 +203,15 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
         if footnote := _FOOTNOTE.match(block.strip()):
             note_choice.footnotes[footnote["label"]] = squash(footnote["text"])
     drafts: list[Draft] = [Draft("")]
+    note_depth = 0
     for number, (blanks, block) in enumerate(blocks):
         opening = block.strip()
-        if number < 3 and (
-            _PRODUCED_BY.match(opening) or (opening.startswith("[") and opening.endswith("]"))
-        ):
-            continue  # the transcriber's credit or note
+        if (number < 3 and opening.startswith("[")) or note_depth:
+            # A transcriber's note may run over several blocks, with brackets of its own inside.
+            note_depth += opening.count("[") - opening.count("]")
+            continue
+        if number < 3 and _PRODUCED_BY.match(opening):
+            continue  # the transcriber's credit
         if _FOOTNOTE.match(block.strip()):
             continue
         text, captions = note_choice.split(block)
