@@ -174,9 +174,7 @@ def plan_notes(book: Book, narrated: Book, language: str) -> list[str]:
             )
     notes.append(f"sentences split by {describe_segmenter(language)}")
     if not is_english(language):
-        notes.append(
-            f"numbers and abbreviations left for the voice: normalization is English-only ({language})"
-        )
+        notes.append(f"English normalization skipped for {language!r}: numbers are left for the voice")
     return notes
 
 

@@ -45,6 +45,8 @@ _MATTER_TYPE_NAMES = """
 """
 _MATTER_TYPES = frozenset(_MATTER_TYPE_NAMES.split())
 _SENTENCE_END = re.compile("[.!?\u2026][\"'\u201d\u2019)\\]]*$")
+# A printer's imprint at the end of a book: "_Printed by_ SPOTTISWOODE, BALLANTYNE & CO."
+_PRINTER = re.compile(r"^[\W_]*(made and )?printed( in [\w ]+?)?[\W_]+by(?![a-z])", re.IGNORECASE)
 _COPYRIGHT = re.compile(r"©|\bcopyright\b", re.IGNORECASE)
 _COPYRIGHT_DETAIL = re.compile(
     r"all rights reserved|\bISBN\b|published by|first published"
@@ -144,7 +146,7 @@ def _chapter(draft: Draft, kind: str, skipped_by: str) -> Chapter:
         if block.is_break:
             if paragraphs:
                 section_ends.add(len(paragraphs) - 1)
-        elif block.text:
+        elif block.text and not _PRINTER.match(block.text):
             paragraphs.append(block.text)
     section_ends.discard(len(paragraphs) - 1)
     return Chapter(draft.title, tuple(paragraphs), frozenset(section_ends), kind, draft.parents, skipped_by)

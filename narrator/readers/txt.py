@@ -55,6 +55,10 @@ _LANGUAGE_NAMES = {
     "esperanto": "eo", "polish": "pl", "russian": "ru", "greek": "el", "chinese": "zh", "japanese": "ja",
     "hungarian": "hu", "czech": "cs", "catalan": "ca", "tagalog": "tl", "icelandic": "is", "welsh": "cy",
 }  # fmt: skip
+#: How a caption read aloud begins.
+CAPTION = "Illustration: "
+# Marks the line an illustration stood on; never in real text (a private-use character).
+_FIGURE = "\ue001"
 #: What to do with illustration captions and footnotes: leave them out, or read them.
 NOTES_CHOICES = ("drop", "read")
 
@@ -144,11 +148,18 @@ class _Notes:
     read: bool
     footnotes: dict[str, str] = field(default_factory=dict)
 
-    def split(self, block: str) -> tuple[str, list[str]]:
-        """A block without its illustrations, and the captions to read after it."""
-        captions = [squash(m["caption"] or "") for m in _ILLUSTRATION.finditer(block)]
-        spoken = [f"Illustration: {c}" for c in captions if c] if self.read else []
-        return _ILLUSTRATION.sub("", block), spoken
+    def captions(self, text: str) -> str:
+        """The text with each illustration (which may span blocks) made one line of its own.
+
+        The line stands where the illustration stood, so the blank lines around it, by which
+        headings are found, stay as they were; the block loop drops it or reads its caption.
+        """
+        return _ILLUSTRATION.sub(lambda m: _FIGURE + squash(m["caption"] or ""), text)
+
+    def caption(self, block: str) -> str:
+        """What an illustration's block says: nothing, or its caption."""
+        words = block.strip().removeprefix(_FIGURE)
+        return f"{CAPTION}{words}" if self.read and words else ""
 
     def after(self, paragraph: str) -> tuple[str, list[str]]:
         """A paragraph without its footnote markers, and the footnotes to read after it."""
@@ -197,8 +208,9 @@ def _spaced_heading(raw_lines: list[str], blanks: int) -> bool:
 def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     text = clean_text(text)
     header = _header(text)
-    blocks = _blocks("\n".join(_without_contents(_body(text).split("\n"))))
     note_choice = _Notes(read=notes == "read")
+    body = note_choice.captions("\n".join(_without_contents(_body(text).split("\n"))))
+    blocks = _blocks(body)
     for _, block in blocks:
         if footnote := _FOOTNOTE.match(block.strip()):
             note_choice.footnotes[footnote["label"]] = squash(footnote["text"])
@@ -212,10 +224,12 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             continue
         if number < 3 and _PRODUCED_BY.match(opening):
             continue  # the transcriber's credit
-        if _FOOTNOTE.match(block.strip()):
+        if _FOOTNOTE.match(opening):
             continue
-        text, captions = note_choice.split(block)
-        raw_lines = [line.rstrip() for line in text.split("\n") if line.strip()]
+        if opening.startswith(_FIGURE):
+            drafts[-1].blocks += [Block(text) for text in [note_choice.caption(opening)] if text]
+            continue
+        raw_lines = [line.rstrip() for line in block.split("\n") if line.strip()]
         if len(raw_lines) == 1 and SCENE_BREAK.match(raw_lines[0]):
             drafts[-1].blocks.append(Block(is_break=True))
             continue
@@ -236,7 +250,6 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
         if raw_lines:
             paragraph, footnotes = note_choice.after(_paragraph(raw_lines))
             drafts[-1].blocks += [Block(text) for text in (paragraph, *footnotes) if text]
-        drafts[-1].blocks += [Block(caption) for caption in captions]
     drafts = _without_heading_lists(drafts)
     book_title = header.get("title") or title
     language = _LANGUAGE_NAMES.get(header.get("language", "").split(",")[0].strip().lower(), "en")

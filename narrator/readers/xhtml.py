@@ -56,6 +56,7 @@ _LINE_NUMBER_CLASS = re.compile(r"^(lnum|linenum|line-?num(ber)?|verse-?num(ber)
 _NUMBER_ONLY = re.compile(r"^\s*[\[(]?\d{1,4}[.)\]]?\s*$")
 _BOILERPLATE_TOKEN = re.compile(r"^(pg-?(header|footer|boilerplate|start-separator|end-separator))$")
 _BOILERPLATE_ID = re.compile(r"^(pg-(header|footer)|project-gutenberg-license)")
+_CODE_CLASS = re.compile(r"code|program|source|listing|console|shell|screen|syntax|highlight")
 _NOTE_TYPES = frozenset({"footnote", "endnote", "rearnote", "note"})
 _NOTE_CLASS = re.compile(r"footnote|noteref|fnref")
 _NOTE_MARK = re.compile(r"^\s*(\[\s*\d+\s*\]|\(\s*\d+\s*\)|[*†‡§¶]+)\s*$")
@@ -170,6 +171,15 @@ def _classes(element: etree._Element) -> list[str]:
     return element.get("class", "").lower().split()
 
 
+def _is_code(element: etree._Element) -> bool:
+    """A <pre> of program code or markup (never read), not of verse."""
+    if any(tag_of(node) in ("code", "samp", "kbd") for node in element.iterdescendants()):
+        return True
+    if any(_CODE_CLASS.search(name) for name in _classes(element)):
+        return True
+    return bool(re.search(r"<[A-Za-z/!?]|[{};]\s*$|^\s*[$#>] ", text_of(element), re.MULTILINE))
+
+
 def _is_poem(element: etree._Element) -> bool:
     tokens = [*_classes(element), *types_of(element)]
     return tag_of(element) == "pre" or any(_POEM_TOKEN.search(token) for token in tokens)
@@ -271,6 +281,8 @@ class _Extractor:
         if any(_LINE_NUMBER_CLASS.match(name) for name in _classes(element)):
             return
         if self.drop_notes and (tag == "figcaption" or types_of(element) & _NOTE_TYPES):
+            return
+        if tag == "pre" and _is_code(element):
             return
         if "pagebreak" in types_of(element):
             return
