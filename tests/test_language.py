@@ -136,3 +136,12 @@ def test_espeak_plans_and_renders_a_french_book_with_a_french_voice(french: Work
             np.testing.assert_array_equal(data, to_pcm16(voice.synthesize(row["spoken"], seed=0)))
     finally:
         voice.close()
+
+
+def test_a_coqui_model_with_one_language_is_checked_but_never_told_one(tmp_path: Path) -> None:
+    """Coqui refuses a language argument unless the model is multilingual (more than one listed)."""
+    config = tmp_path / "config.json"
+    config.write_text('{"model": "vits", "languages": ["en"]}')
+    assert CoquiEngine.for_language({"config_path": str(config)}, "en-US") == {"config_path": str(config)}
+    with pytest.raises(EngineError, match="'fr'"):
+        CoquiEngine.for_language({"config_path": str(config)}, "fr")

@@ -51,6 +51,8 @@ def _model_language(options: Mapping[str, Any], config: Mapping[str, Any]) -> tu
     parts = str(options.get("model_name", "")).split("/")
     if len(parts) == 4 and parts[1] != "multilingual":  # hub names: type/language/dataset/model
         return parts[1], "engines.coqui.model_name"
+    if len(config.get("languages") or []) == 1:
+        return str(config["languages"][0]), "engines.coqui.model_path"
     if config.get("use_phonemes") and config.get("phoneme_language"):
         return str(config["phoneme_language"]), "engines.coqui.model_path"
     return "", ""
@@ -115,7 +117,10 @@ class CoquiEngine(Engine):
     def for_language(cls, options: Mapping[str, Any], language: str) -> dict[str, Any]:
         config = _config_json(options)
         languages = [str(code) for code in config.get("languages") or []]
-        if not options.get("language") and languages:
+        # Coqui's own test (TTS.api.TTS.is_multi_lingual): XTTS, or more than one language listed;
+        # a model with one takes no language argument at all.
+        multilingual = "xtts" in str(config.get("model", "")) or len(languages) > 1
+        if not options.get("language") and multilingual:
             # A multilingual model reads the book's language when it has it (XTTS needs one named).
             matching = [code for code in languages if same_language(code, language)]
             if not matching:
