@@ -19,7 +19,7 @@ from lxml import etree
 from narrator.book import Book, Cover
 from narrator.errors import BookError
 from narrator.readers.decode import squash
-from narrator.readers.matter import build_chapters, matter_rule
+from narrator.readers.matter import build_chapters, matter_rule, word_count
 from narrator.readers.titles import bare_number, title_from_stem
 from narrator.readers.xhtml import (
     Block,
@@ -490,7 +490,7 @@ class _Epub:
 
 
 def _words(drafts: list[Draft]) -> int:
-    return sum(len(block.text.split()) for draft in drafts for block in draft.blocks)
+    return word_count(block for draft in drafts for block in draft.blocks)
 
 
 def _chapters_as_listened(drafts: list[Draft]) -> list[Draft]:

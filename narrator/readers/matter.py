@@ -73,7 +73,7 @@ def mark_gutenberg(drafts: list[Draft]) -> None:
             draft.blocks[index] = replace(draft.blocks[index], boilerplate=True)
 
 
-def _words(blocks: Iterable[Block]) -> int:
+def word_count(blocks: Iterable[Block]) -> int:
     return sum(len(b.text.split()) for b in blocks)
 
 
@@ -102,7 +102,7 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     # Examples") is read.
     joined = " ".join(b.text for b in texts)
     named = not title or _same_title(title_key(title), title_key(book_title))
-    if named and _words(texts) <= 250 and _COPYRIGHT.search(joined) and _COPYRIGHT_DETAIL.search(joined):
+    if named and word_count(texts) <= 250 and _COPYRIGHT.search(joined) and _COPYRIGHT_DETAIL.search(joined):
         return "copyright page"
     return ""
 
@@ -125,7 +125,7 @@ def _is_title_page(draft: Draft, book_title: str, before_story: bool) -> bool:
     one named for the book ("CANDIDE," again before chapter one) or with a byline.
     """
     texts = [b.text for b in draft.blocks if b.text and not b.boilerplate]
-    if not texts or _words(b for b in draft.blocks if not b.boilerplate) > 60 or _has_sentences(draft):
+    if not texts or word_count(b for b in draft.blocks if not b.boilerplate) > 60 or _has_sentences(draft):
         return False
     title, book = title_key(draft.title), title_key(book_title)
     byline = any(text.lower().startswith("by ") for text in texts)

@@ -9,7 +9,7 @@ read after their paragraph, as the ``notes`` choice says. Verse keeps its lines.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from narrator.book import Book
@@ -59,8 +59,6 @@ _LANGUAGE_NAMES = {
 CAPTION = "Illustration: "
 # Marks the line an illustration stood on; never in real text (a private-use character).
 _FIGURE = "\ue001"
-#: What to do with illustration captions and footnotes: leave them out, or read them.
-NOTES_CHOICES = ("drop", "read")
 
 
 def _is_verse(raw_lines: list[str]) -> bool:
@@ -291,5 +289,4 @@ def _is_subtitle(draft: Draft, raw_lines: list[str], following: list[str]) -> bo
 
 def read_txt(path: Path, notes: str = "drop") -> Book:
     text, encoding = decode_text(path, path.read_bytes())
-    book = parse_txt(text, title_from_stem(path), notes)
-    return Book(book.title, book.chapters, book.authors, book.language, encoding=encoding)
+    return replace(parse_txt(text, title_from_stem(path), notes), encoding=encoding)
