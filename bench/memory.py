@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from narrator.audio import encode_wav  # noqa: E402
-from narrator.catalog import COLUMNS, COMPLETED, write_catalog  # noqa: E402
+from narrator.catalog import BOOK_JSON, COLUMNS, COMPLETED, PlanRecord, write_catalog  # noqa: E402
 
 RATE = 22050
 POOL = 48
@@ -54,7 +54,7 @@ def build_catalog(folder: Path, hours: float) -> tuple[Path, int]:
     pool = []
     for index in range(POOL):
         seconds = 3.0 + 6.0 * index / POOL
-        data = encode_wav(speech_like(seconds, index), RATE)
+        data = encode_wav(speech_like(seconds, index), RATE, f"{index:016x}")
         path = pool_dir / f"{index:03d}.wav"
         path.write_bytes(data)
         text = "word " * round(seconds * 2.4)  # about 12 characters per second of speech
@@ -66,8 +66,10 @@ def build_catalog(folder: Path, hours: float) -> tuple[Path, int]:
         next_chapter = elapsed // CHAPTER_SECONDS + 1
         pause = "chapter" if next_chapter > chapter else ("paragraph" if len(rows) % 7 == 6 else "sentence")
         row = dict.fromkeys(COLUMNS, "")
+        # Rows reuse the pool's WAVs, so they carry the pool's ids (a WAV proves its segment id):
+        # repeated ids, which assembly does not mind, keep the disk flat with the book's length.
         row.update(
-            segment_id=f"{len(rows):016x}",
+            segment_id=f"{len(rows) % POOL:016x}",
             sequence=str(len(rows) + 1),
             chapter=str(chapter),
             chapter_title=f"Chapter {chapter}",
@@ -75,7 +77,7 @@ def build_catalog(folder: Path, hours: float) -> tuple[Path, int]:
             text=text,
             spoken=text,
             pause_after=pause,
-            wav_path=str(path),
+            wav_path=str(path.relative_to(folder)),
             status=COMPLETED,
             frames=str(frames),
             sample_rate=str(RATE),
@@ -87,6 +89,8 @@ def build_catalog(folder: Path, hours: float) -> tuple[Path, int]:
     rows[-1]["pause_after"] = "end"
     catalog = folder / "catalog.tsv"
     write_catalog(catalog, rows)
+    plan = PlanRecord.of(rows, source_sha256="", settings_sha256="")
+    catalog.with_name(BOOK_JSON).write_text(json.dumps({"plan": plan.as_json()}))
     return catalog, len(rows)
 
 

@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-from narrator.audio import SUBTYPE, AudioCheckError, decode_verified, fsync_dir, replace_durably
-from narrator.catalog import COMPLETED, Row, read_catalog, recorded
+from narrator.audio import SUBTYPE, AudioCheckError, decode_verified
+from narrator.catalog import COMPLETED, Row, read_planned, recorded, wav_file
 from narrator.errors import CatalogError
 from narrator.loudness import LoudnessMeter, LoudnessTarget, book_gain
-from narrator.publish import remove_stale, temp_path
+from narrator.publish import fsync_dir, remove_stale, replace_durably, temp_path
 from narrator.timeline import Timeline, book_rate, build_timeline
 
 #: A plain RIFF WAV holds at most 4 GiB; a longer master is written as RF64 (EBU Tech 3306),
@@ -31,15 +31,15 @@ _SILENCE_CHUNK = 1 << 16
 _FULL_SCALE = 32768.0
 
 
-def verified_pcm(row: Row) -> np.ndarray:
+def verified_pcm(catalog_path: Path, row: Row) -> np.ndarray:
     """The segment's samples, if its row is completed and its WAV is exactly what the row recorded."""
     if row["status"] != COMPLETED:
         raise AudioCheckError("is not rendered yet (queued)")
     try:
-        data = Path(row["wav_path"]).read_bytes()
+        data = wav_file(catalog_path, row).read_bytes()
     except FileNotFoundError:
         raise AudioCheckError("WAV is missing") from None
-    found, pcm = decode_verified(data, text_chars=len(row["spoken"]))
+    found, pcm = decode_verified(data, segment_id=row["segment_id"], text_chars=len(row["spoken"]))
     try:
         promised = recorded(row)
     except ValueError:
@@ -69,8 +69,8 @@ def _not_ready(problems: list[str], catalog_path: Path) -> CatalogError:
     )
 
 
-def _checked(row: Row, rate: int) -> np.ndarray:
-    pcm = verified_pcm(row)
+def _checked(catalog_path: Path, row: Row, rate: int) -> np.ndarray:
+    pcm = verified_pcm(catalog_path, row)
     if int(row["sample_rate"]) != rate:
         raise AudioCheckError(f"has sample rate {row['sample_rate']} Hz, the book {rate} Hz")
     return pcm
@@ -118,7 +118,7 @@ def assemble_book(
     verified, nothing is published and one error names them all.
     """
     catalog_path, book_path = Path(catalog_path), Path(book_path)
-    rows = read_catalog(catalog_path)
+    rows = read_planned(catalog_path)
     rate = book_rate(rows)
     try:
         timeline = build_timeline(rows, pauses, rate)
@@ -131,7 +131,7 @@ def assemble_book(
 
     def first_pass(row: Row) -> np.ndarray | None:
         try:
-            return _checked(row, rate)
+            return _checked(catalog_path, row, rate)
         except AudioCheckError as error:
             problems.append(f"{row['segment_id']} {error}")
             return None
@@ -158,7 +158,7 @@ def assemble_book(
 
     def second_pass(row: Row) -> np.ndarray:
         try:
-            return _checked(row, rate)
+            return _checked(catalog_path, row, rate)
         except AudioCheckError as error:  # changed behind our back since the first pass
             raise _not_ready([f"{row['segment_id']} {error}"], catalog_path) from None
 

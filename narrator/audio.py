@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
-import threading
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import soundfile as sf
 
-# Each WAV carries the SHA-256 of its own PCM in its INFO comment, so a file can prove it is whole
-# even when the catalog that recorded it has been rebuilt (FACTS: an edited book loses the old catalog).
-_CERTIFICATE_PREFIX = "narrator-pcm-sha256="
+# Each WAV carries a certificate in its INFO comment: its segment id and the SHA-256 of that id and
+# its PCM. So a file proves it is whole and that it belongs to that segment (whose id hashes the
+# spoken text and the voice settings) even when the catalog that recorded it has been rebuilt, as
+# it is after every book edit. A WAV copied over another segment's, or left from an older text,
+# fails the check instead of being adopted.
+_CERTIFICATE = re.compile(r"narrator-segment=(?P<segment>[^;]+);sha256=(?P<digest>[0-9a-f]{64})")
 SUBTYPE = "PCM_16"
 SILENCE_PEAK = 0.005
 #: Speech between these rates (characters per second) is plausible for any engine at any speed.
@@ -47,49 +49,26 @@ def to_pcm16(samples: np.ndarray) -> np.ndarray:
     return np.round(np.clip(samples, -1.0, 1.0) * 32767.0).astype("<i2")
 
 
-def _pcm_sha256(pcm: np.ndarray) -> str:
-    return hashlib.sha256(pcm.astype("<i2").tobytes()).hexdigest()
+def _certificate(segment_id: str, pcm: np.ndarray) -> str:
+    digest = hashlib.sha256(segment_id.encode() + b"\x00" + pcm.astype("<i2").tobytes()).hexdigest()
+    return f"narrator-segment={segment_id};sha256={digest}"
 
 
-def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
-    """A complete mono 16-bit WAV, in memory, certified with its PCM checksum."""
+def encode_wav(samples: np.ndarray, sample_rate: int, segment_id: str) -> bytes:
+    """A complete mono 16-bit WAV, in memory, certified as segment ``segment_id``'s audio."""
     pcm = to_pcm16(samples)
     buffer = io.BytesIO()
     with sf.SoundFile(buffer, "w", sample_rate, 1, SUBTYPE, format="WAV") as wav:
-        wav.comment = _CERTIFICATE_PREFIX + _pcm_sha256(pcm)
+        wav.comment = _certificate(segment_id, pcm)
         wav.write(pcm)
     return buffer.getvalue()
 
 
-def write_durable(path: Path, data: bytes) -> None:
-    """Write bytes and fsync them, so a later rename publishes complete data."""
-    with open(path, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
-def replace_durably(path: Path, data: bytes) -> None:
-    """Publish bytes at path atomically: temp file, fsync, rename, fsync the directory."""
-    temp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
-    write_durable(temp, data)
-    os.replace(temp, path)
-    fsync_dir(path.parent)
-
-
-def fsync_dir(path: Path) -> None:
-    """Make a rename or unlink in this directory survive a power loss."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def decode_verified(
-    data: bytes, *, text_chars: int, sample_rate: int | None = None
+    data: bytes, *, segment_id: str, text_chars: int, sample_rate: int | None = None
 ) -> tuple[WavRecord, np.ndarray]:
-    """Decode a segment WAV, check it is whole and plausible speech for ``text_chars`` characters."""
+    """Decode a segment WAV; check it is whole, is segment ``segment_id``'s, and is plausible
+    speech for ``text_chars`` characters."""
     try:
         with sf.SoundFile(io.BytesIO(data)) as wav:
             comment = wav.comment or ""
@@ -101,7 +80,12 @@ def decode_verified(
         raise AudioCheckError(f"has {channels} channels, expected mono")
     if sample_rate is not None and rate != sample_rate:
         raise AudioCheckError(f"has sample rate {rate} Hz, expected {sample_rate} Hz")
-    if not comment.startswith(_CERTIFICATE_PREFIX) or comment[len(_CERTIFICATE_PREFIX) :] != _pcm_sha256(pcm):
+    certificate = _CERTIFICATE.fullmatch(comment)
+    if certificate is None:
+        raise AudioCheckError("has no narrator certificate")
+    if certificate["segment"] != segment_id:
+        raise AudioCheckError(f"is segment {certificate['segment']}'s audio, not this segment's")
+    if comment != _certificate(segment_id, pcm):
         raise AudioCheckError("is truncated or altered (its PCM does not match its certificate)")
     if len(pcm) == 0:
         raise AudioCheckError("is empty")
@@ -116,9 +100,11 @@ def decode_verified(
     return WavRecord(frames=len(pcm), sample_rate=rate, sha256=hashlib.sha256(data).hexdigest()), pcm
 
 
-def check_wav_file(path: Path, *, text_chars: int, sample_rate: int | None = None) -> WavRecord:
+def check_wav_file(
+    path: Path, *, segment_id: str, text_chars: int, sample_rate: int | None = None
+) -> WavRecord:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         raise AudioCheckError("is missing") from None
-    return decode_verified(data, text_chars=text_chars, sample_rate=sample_rate)[0]
+    return decode_verified(data, segment_id=segment_id, text_chars=text_chars, sample_rate=sample_rate)[0]

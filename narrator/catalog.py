@@ -4,22 +4,34 @@ Every write goes to a temp file, is fsynced, and replaces the catalog by rename,
 (or a crash) sees either the old catalog or the new one, never a mix. Updates take an exclusive
 flock on a sibling lock file around read-change-write, so concurrent jobs never lose each
 other's marks.
+
+WAV paths are relative to the catalog's folder, so a results folder can be moved or mounted
+elsewhere (a cluster node, a laptop) and still verify and assemble.
+
+The plan also records what the catalog must be (``PlanRecord``, in book.json beside it): the
+number of rows and a digest of the segment ids in order. A catalog that lost, gained or
+reordered rows, or that belongs to another plan, fails ``read_planned`` instead of giving a
+silently shorter book.
 """
 
 from __future__ import annotations
 
 import csv
 import fcntl
+import hashlib
 import io
+import json
 import re
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from narrator.audio import WavRecord, replace_durably
+from narrator.audio import WavRecord
 from narrator.errors import CatalogError
+from narrator.publish import replace_durably
 
 COLUMNS = (
     "segment_id",
@@ -46,6 +58,81 @@ _RECORD_COLUMNS = ("frames", "sample_rate", "sha256", "render_seconds", "complet
 Row = dict[str, str]
 
 
+#: The plan's metadata beside the catalog; it holds the PlanRecord under "plan".
+BOOK_JSON = "book.json"
+#: What to do about a missing catalog, or one that does not match its plan.
+PLAN_HINT = "run snakemake to plan the book (finished segments are kept)"
+REPLAN_HINT = "run snakemake again to re-plan it (finished segments are kept)"
+
+
+def wav_file(catalog_path: str | Path, row: Mapping[str, str]) -> Path:
+    """Where a row's WAV is: its path is relative to the catalog's folder."""
+    return Path(catalog_path).parent / row["wav_path"]
+
+
+@dataclass(frozen=True)
+class PlanRecord:
+    """What a plan promises its catalog holds, and what it was made from."""
+
+    segments: int
+    ids_sha256: str
+    source_sha256: str
+    settings_sha256: str
+
+    @staticmethod
+    def ids_digest(segment_ids: Iterable[str]) -> str:
+        return hashlib.sha256("\n".join(segment_ids).encode()).hexdigest()
+
+    @classmethod
+    def of(cls, rows: Sequence[Mapping[str, str]], source_sha256: str, settings_sha256: str) -> PlanRecord:
+        ids = [row["segment_id"] for row in rows]
+        return cls(len(ids), cls.ids_digest(ids), source_sha256, settings_sha256)
+
+    def as_json(self) -> dict[str, str | int]:
+        return asdict(self)
+
+    def mismatch(self, rows: Sequence[Mapping[str, str]]) -> str | None:
+        """How the rows differ from this plan, or None when they are exactly its segments in order."""
+        ids = [row["segment_id"] for row in rows]
+        if len(ids) < self.segments:
+            return f"has {len(ids)} rows but its plan has {self.segments}: rows were lost"
+        if len(ids) > self.segments:
+            return f"has {len(ids)} rows but its plan has {self.segments}: rows were added"
+        if self.ids_digest(ids) == self.ids_sha256:
+            return None
+        if len(set(ids)) < len(ids):
+            return "repeats segment ids"
+        return "does not hold its plan's segments in its plan's order (rows moved, or another plan's catalog)"
+
+
+class UnprovenCatalog(CatalogError):
+    """The catalog is not exactly what its plan recorded; only a re-plan can say what the book is."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(f"{problem}; {REPLAN_HINT}")
+        self.problem = problem
+
+
+def read_plan_record(catalog_path: str | Path) -> PlanRecord:
+    """The record the plan wrote beside the catalog."""
+    path = Path(catalog_path).with_name(BOOK_JSON)
+    try:
+        return PlanRecord(**json.loads(path.read_text(encoding="utf-8"))["plan"])
+    except FileNotFoundError:
+        raise UnprovenCatalog(f"{path} is missing, so the catalog cannot be checked") from None
+    except (ValueError, KeyError, TypeError) as error:
+        raise UnprovenCatalog(f"{path} has no valid plan record ({error})") from None
+
+
+def read_planned(catalog_path: str | Path) -> list[Row]:
+    """All rows, after checking they are exactly the segments the plan recorded, in order."""
+    rows = read_catalog(catalog_path)
+    problem = read_plan_record(catalog_path).mismatch(rows)
+    if problem is not None:
+        raise UnprovenCatalog(f"{catalog_path} {problem}")
+    return rows
+
+
 def _lock_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.lock")
 
@@ -61,7 +148,7 @@ def read_catalog(path: str | Path) -> list[Row]:
                 raise CatalogError(f"{path}: not a narrator catalog (unexpected header)")
             rows = [dict(zip(COLUMNS, values, strict=True)) for values in reader]
     except FileNotFoundError:
-        raise CatalogError(f"{path}: no catalog here; run snakemake to plan the book first") from None
+        raise CatalogError(f"{path}: no catalog here; {PLAN_HINT}") from None
     except (ValueError, csv.Error, UnicodeDecodeError) as error:
         raise CatalogError(f"{path}: the catalog is malformed ({error})") from None
     return rows
@@ -112,7 +199,7 @@ def update_rows(path: str | Path, changes: Mapping[str, Mapping[str, str]]) -> N
         try:
             data = path.read_bytes()
         except FileNotFoundError:
-            raise CatalogError(f"{path}: no catalog here; run snakemake to plan the book first") from None
+            raise CatalogError(f"{path}: no catalog here; {PLAN_HINT}") from None
         if not data.startswith(_HEADER):
             raise CatalogError(f"{path}: not a narrator catalog (unexpected header)")
         for segment_id, fields in changes.items():

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from narrator.catalog import read_catalog
+from narrator.catalog import read_planned
 from narrator.errors import CatalogError, UserError
 from narrator.status import format_progress, format_status, glyphs_for, progress
 from narrator.verify import verify_catalog
@@ -33,7 +33,7 @@ def _snapshot(args: argparse.Namespace, out: TextIO) -> str:
     blocks = []
     for path in _catalogs(args.catalogs, args.results):
         try:
-            rows = read_catalog(path)
+            rows = read_planned(path)
             if args.brief:
                 blocks.append(format_progress(path, progress(rows)))
             else:

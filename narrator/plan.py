@@ -6,18 +6,28 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from narrator.audio import AudioCheckError, check_wav_file, replace_durably
+from narrator.audio import AudioCheckError, check_wav_file
 from narrator.book import Book
-from narrator.catalog import Row, completed_fields, queued_fields, write_catalog
+from narrator.catalog import (
+    BOOK_JSON,
+    PlanRecord,
+    Row,
+    UnprovenCatalog,
+    completed_fields,
+    queued_fields,
+    read_planned,
+    wav_file,
+    write_catalog,
+)
 from narrator.engines import engine_class
 from narrator.ingest import read_book, select_chapters
 from narrator.lexicon import Lexicon
 from narrator.normalize import is_english, normalize, normalize_title
-from narrator.publish import TEMP_MARK
+from narrator.publish import TEMP_MARK, replace_durably
 from narrator.segment import Speaker, describe_segmenter, segment_book
 
 
@@ -76,6 +86,18 @@ class PlanSettings:
             urls=config["urls"],
         )
 
+    def digest(self) -> str:
+        """A digest of every setting, recorded with the plan."""
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
 
 def speaker_for(settings: PlanSettings, language: str) -> Speaker:
     """Lexicon on the book's own words first, then normalization (which leaves [[ phonemes ]] alone)."""
@@ -89,7 +111,11 @@ def speaker_for(settings: PlanSettings, language: str) -> Speaker:
     return speak
 
 
-def plan_rows(book: Book, segments_dir: Path, settings: PlanSettings) -> list[Row]:
+#: Segment WAVs live here, relative to the catalog's folder.
+SEGMENTS_DIR = "segments"
+
+
+def plan_rows(book: Book, settings: PlanSettings) -> list[Row]:
     language = settings.language or book.language
     segments = list(segment_book(book, settings.budget, speaker_for(settings, language), language))
     ids = segment_ids([s.spoken for s in segments], render_key(settings.engine, settings.options))
@@ -103,28 +129,28 @@ def plan_rows(book: Book, segments_dir: Path, settings: PlanSettings) -> list[Ro
             "text": segment.text,
             "spoken": segment.spoken,
             "pause_after": segment.pause_after,
-            "wav_path": str(segments_dir / f"{segment_id}.wav"),
+            "wav_path": f"{SEGMENTS_DIR}/{segment_id}.wav",
             **queued_fields(),
         }
         for sequence, (segment_id, segment) in enumerate(zip(ids, segments, strict=True), start=1)
     ]
 
 
-def adopt_published(rows: list[Row]) -> tuple[int, int]:
-    """Mark completed the rows whose WAV is already published and proves itself whole.
+def adopt_published(catalog_path: Path, rows: list[Row]) -> tuple[int, int]:
+    """Mark completed the rows whose WAV is already published and proves itself this segment's.
 
-    Damaged ones are removed so they render again. Snakemake deletes a checkpoint's old output
-    before re-planning, so after a book edit the previous catalog is gone while unchanged
-    segments' WAVs remain; Snakemake will not re-render those, so the new catalog must record
-    them or assembly would wait for ever.
+    Damaged, swapped or foreign ones are removed so they render again. Snakemake deletes a
+    checkpoint's old output before re-planning, so after a book edit the previous catalog is gone
+    while unchanged segments' WAVs remain; Snakemake will not re-render those, so the new catalog
+    must record them or assembly would wait for ever.
     """
     adopted = damaged = 0
     for row in rows:
-        path = Path(row["wav_path"])
+        path = wav_file(catalog_path, row)
         if not path.exists():
             continue
         try:
-            record = check_wav_file(path, text_chars=len(row["spoken"]))
+            record = check_wav_file(path, segment_id=row["segment_id"], text_chars=len(row["spoken"]))
         except AudioCheckError:
             path.unlink()
             damaged += 1
@@ -144,7 +170,7 @@ def remove_leftovers(segments_dir: Path, keep: set[str]) -> int:
     return removed
 
 
-def write_book_json(book: Book, book_json_path: Path, language: str) -> None:
+def write_book_json(book: Book, book_json_path: Path, language: str, record: PlanRecord) -> None:
     """Metadata for later stages (tags, cover), written atomically beside the catalog."""
     cover_name = None
     if book.cover is not None:
@@ -157,6 +183,7 @@ def write_book_json(book: Book, book_json_path: Path, language: str) -> None:
         "cover": cover_name,
         "encoding": book.encoding,
         "chapters": [{"index": i, "title": c.title} for i, c in enumerate(book.chapters, start=1)],
+        "plan": record.as_json(),
     }
     replace_durably(book_json_path, json.dumps(metadata, indent=2, ensure_ascii=False).encode() + b"\n")
 
@@ -189,12 +216,13 @@ def write_plan(
     whole = read_book(book_path, settings.notes)
     book = select_chapters(whole, settings.include, settings.exclude)
     language = settings.language or book.language
-    segments_dir = catalog_path.parent / "segments"
-    rows = plan_rows(book, segments_dir, settings)
+    rows = plan_rows(book, settings)
+    segments_dir = catalog_path.parent / SEGMENTS_DIR
     segments_dir.mkdir(parents=True, exist_ok=True)
-    leftovers = remove_leftovers(segments_dir, {Path(row["wav_path"]).name for row in rows})
-    adopted, damaged = adopt_published(rows)
-    write_book_json(book, Path(book_json_path), language)
+    leftovers = remove_leftovers(segments_dir, {wav_file(catalog_path, row).name for row in rows})
+    adopted, damaged = adopt_published(catalog_path, rows)
+    record = PlanRecord.of(rows, _file_sha256(Path(book_path)), settings.digest())
+    write_book_json(book, Path(book_json_path), language, record)
     write_catalog(catalog_path, rows)
     decoded = "" if book.encoding == "utf-8" else f" (text decoded as {book.encoding})"
     summary = (
@@ -202,3 +230,32 @@ def write_plan(
         f"published, {damaged} damaged WAVs and {leftovers} leftover files removed"
     )
     return "\n".join([summary, *plan_notes(whole, book, language)])
+
+
+def unproven_plan(catalog_path: Path, master_path: Path) -> str | None:
+    """Why the plan in a results folder no longer proves its book, or None when it does.
+
+    None too before the first plan. A catalog that is missing while the book's outputs remain, or
+    that lost, gained or reordered rows, would otherwise give "nothing to be done" or a silently
+    shorter book.
+    """
+    book_json = catalog_path.with_name(BOOK_JSON)
+    if not catalog_path.exists():
+        outputs = [path for path in (book_json, master_path) if path.exists()]
+        return f"{catalog_path} is missing beside {outputs[0]}" if outputs else None
+    try:
+        read_planned(catalog_path)
+    except UnprovenCatalog as error:
+        return error.problem
+    return None
+
+
+def discard_unproven_plan(catalog_path: Path, master_path: Path) -> None:
+    """Remove what an unproven plan made, so that Snakemake plans and assembles the book again.
+
+    Snakemake does not re-run a job for a missing intermediate file while the final outputs
+    stand, so the master goes too; the segment WAVs stay, and the new plan adopts every one
+    whose certificate proves it is its segment's.
+    """
+    for path in (catalog_path, catalog_path.with_name(BOOK_JSON), master_path):
+        path.unlink(missing_ok=True)

@@ -1,9 +1,10 @@
-"""Publishing outputs by rename: temp names that match no output pattern, and their cleanup.
+"""Publishing outputs by rename, the one way every stage writes a file: temp, fsync, rename, fsync dir.
 
-A temp file is ``.<output name>.tmp-<pid><suffix>`` beside the output, hidden, with the real
-extension last (so ffmpeg picks the right muxer from the name, though narrator passes ``-f``
-anyway). A kill leaves such a file behind; the next job for the same output removes it, which
-is safe because Snakemake runs one job per output at a time.
+A temp file is ``.<output name>.tmp-<pid>-<thread><suffix>`` beside the output, hidden, with the
+real extension last (so ffmpeg picks the right muxer from the name, though narrator passes ``-f``
+anyway). A reader, or a crash, sees the old output or the new one, never a mix. A kill leaves the
+temp behind; the next job for the same output removes it, which is safe because one run holds the
+results folder (narrator.lock) and Snakemake runs one job per output at a time.
 """
 
 from __future__ import annotations
@@ -12,31 +13,30 @@ import contextlib
 import glob
 import os
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
-
-from narrator.audio import fsync_dir
 
 #: Marks every in-flight temp name; deliberately matches no workflow output pattern.
 TEMP_MARK = ".tmp-"
 
 
 def temp_path(path: Path, suffix: str | None = None) -> Path:
-    """This process's temp name for ``path`` (``suffix`` defaults to the output's own)."""
-    return path.with_name(f".{path.name}{TEMP_MARK}{os.getpid()}{path.suffix if suffix is None else suffix}")
+    """This thread's temp name for ``path`` (``suffix`` defaults to the output's own)."""
+    tag = f"{os.getpid()}-{threading.get_ident()}"
+    return path.with_name(f".{path.name}{TEMP_MARK}{tag}{path.suffix if suffix is None else suffix}")
 
 
 def remove_stale(path: Path) -> int:
-    """Remove temp files and folders that earlier (killed) jobs left for this output."""
-    removed = 0
-    for stale in path.parent.glob(f".{glob.escape(path.name)}{TEMP_MARK}*"):
-        if stale.is_dir() and not stale.is_symlink():
-            shutil.rmtree(stale, ignore_errors=True)
+    """Remove the temp files and folders that earlier (killed) jobs left for this output."""
+    stale = list(path.parent.glob(f".{glob.escape(path.name)}{TEMP_MARK}*"))
+    for temp in stale:
+        if temp.is_dir() and not temp.is_symlink():
+            shutil.rmtree(temp, ignore_errors=True)
         else:
             with contextlib.suppress(FileNotFoundError):
-                stale.unlink()
-        removed += 1
-    return removed
+                temp.unlink()
+    return len(stale)
 
 
 def fsync_file(path: Path) -> None:
@@ -44,9 +44,23 @@ def fsync_file(path: Path) -> None:
         os.fsync(handle.fileno())
 
 
+def fsync_dir(path: Path) -> None:
+    """Make a rename or unlink in this directory survive a power loss."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 @contextlib.contextmanager
 def publishing(path: Path) -> Iterator[Path]:
-    """Yield a temp path to write; on success fsync it and rename it onto ``path``; else remove it."""
+    """Yield a temp path to write; on success fsync it and rename it onto ``path``; else remove it.
+
+    Whatever the body does after writing (verify the temp, record it in the catalog) happens
+    before the rename, so the output appears only once all of that is done. Temps that killed
+    jobs left for this output are removed first.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale(path)
     temp = temp_path(path)
@@ -57,6 +71,12 @@ def publishing(path: Path) -> Iterator[Path]:
         fsync_dir(path.parent)
     finally:
         temp.unlink(missing_ok=True)
+
+
+def replace_durably(path: Path, data: bytes) -> None:
+    """Publish bytes at ``path`` atomically."""
+    with publishing(path) as temp:
+        temp.write_bytes(data)
 
 
 def publish_dir(temp_dir: Path, path: Path) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from narrator.catalog import COMPLETED, Row, read_catalog, rows_by_chapter
+from narrator.catalog import COMPLETED, Row, rows_by_chapter
 from narrator.timeline import chapter_title
 
 #: How many recent completions estimate the current throughput.
@@ -67,10 +67,6 @@ def progress(rows: Sequence[Row]) -> Progress:
     done = _done(rows)
     remaining = len(rows) - len(done)
     return Progress(len(rows), len(done), sum(map(_audio, done)), _eta(done, remaining))
-
-
-def measure(catalog_path: str | Path) -> Progress:
-    return progress(read_catalog(catalog_path))
 
 
 def _recent(done: Sequence[Row]) -> list[Row]:

@@ -8,7 +8,7 @@ from pathlib import Path
 from narrator import catalog
 from narrator.assemble import verified_pcm
 from narrator.audio import AudioCheckError, check_wav_file
-from narrator.publish import TEMP_MARK
+from narrator.publish import TEMP_MARK, remove_stale
 
 
 @dataclass
@@ -29,26 +29,29 @@ def verify_catalog(catalog_path: str | Path) -> VerifyReport:
     """Make the catalog and the published WAVs agree; the next run re-renders exactly the re-queued.
 
     A completed row whose WAV is missing, damaged or different is re-queued and its file removed.
-    A queued row whose WAV proves itself whole (its own certificate) is adopted as completed.
-    Run it while no snakemake works on this book.
+    A queued row whose WAV proves itself this segment's (its own certificate) is adopted as
+    completed. A catalog that is not its plan's (rows lost, added or moved) is refused: only a
+    re-plan can say what the book is. Run it while no snakemake works on this book.
     """
     report = VerifyReport()
     changes: dict[str, catalog.Row] = {}
     with catalog.locked(catalog_path):
-        rows = catalog.read_catalog(catalog_path)
+        # Catalog temps that killed writers left; the lock guarantees none is in flight now.
+        report.strays_removed += remove_stale(Path(catalog_path))
+        rows = catalog.read_planned(catalog_path)
         for row in rows:
             report.checked += 1
-            wav = Path(row["wav_path"])
+            wav = catalog.wav_file(catalog_path, row)
             if row["status"] == catalog.COMPLETED:
                 try:
-                    verified_pcm(row)
+                    verified_pcm(Path(catalog_path), row)
                 except AudioCheckError:
                     wav.unlink(missing_ok=True)
                     changes[row["segment_id"]] = catalog.queued_fields()
                     report.requeued.append(row["segment_id"])
             elif wav.exists():
                 try:
-                    record = check_wav_file(wav, text_chars=len(row["spoken"]))
+                    record = check_wav_file(wav, segment_id=row["segment_id"], text_chars=len(row["spoken"]))
                 except AudioCheckError:
                     wav.unlink()
                     continue

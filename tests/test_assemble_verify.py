@@ -9,11 +9,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
+from planned import write_planned
 
 from narrator import catalog
 from narrator.assemble import assemble_book
 from narrator.audio import check_wav_file, encode_wav, to_pcm16
-from narrator.catalog import COLUMNS, COMPLETED, QUEUED, read_catalog, write_catalog
+from narrator.catalog import (
+    COLUMNS,
+    COMPLETED,
+    QUEUED,
+    read_catalog,
+    wav_file,
+)
 from narrator.cli import main
 from narrator.errors import CatalogError
 from narrator.plan import PlanSettings, write_plan
@@ -47,9 +54,9 @@ def tone(chars: int, seed: int = 0) -> np.ndarray:
 
 def render(catalog_path: Path, row: dict[str, str], seed: int = 0) -> None:
     """What a render job does: write a certified WAV and record it in the catalog."""
-    wav = Path(row["wav_path"])
-    wav.write_bytes(encode_wav(tone(len(row["text"]), seed), RATE))
-    record = check_wav_file(wav, text_chars=len(row["text"]), sample_rate=RATE)
+    wav = wav_file(catalog_path, row)
+    wav.write_bytes(encode_wav(tone(len(row["text"]), seed), RATE, row["segment_id"]))
+    record = check_wav_file(wav, text_chars=len(row["text"]), sample_rate=RATE, segment_id=row["segment_id"])
     catalog.mark_completed(catalog_path, row["segment_id"], record, 0.25)
 
 
@@ -75,10 +82,10 @@ def rows_by_id(catalog_path: Path) -> dict[str, dict[str, str]]:
     return {row["segment_id"]: row for row in read_catalog(catalog_path)}
 
 
-def expected_book(rows: list[dict[str, str]]) -> np.ndarray:
+def expected_book(catalog_path: Path, rows: list[dict[str, str]]) -> np.ndarray:
     parts = []
     for row in rows:
-        parts.append(sf.read(row["wav_path"], dtype="int16")[0])
+        parts.append(sf.read(wav_file(catalog_path, row), dtype="int16")[0])
         parts.append(np.zeros(round(PAUSES.get(row["pause_after"], 0.0) * RATE), dtype=np.int16))
     return np.concatenate(parts)
 
@@ -106,7 +113,7 @@ def test_assembly_is_segments_plus_pauses(rendered: Path) -> None:
     pause_frames = sum(round(PAUSES.get(row["pause_after"], 0.0) * RATE) for row in rows)
     assert len(pcm) == segment_frames + pause_frames
     assert f"{len(pcm)} frames" in summary
-    assert np.array_equal(pcm, expected_book(rows))
+    assert np.array_equal(pcm, expected_book(rendered, rows))
     # Nothing after the last segment ('end'): the book ends with its last sample of speech.
     last = to_pcm16(tone(len(rows[-1]["text"])))
     assert np.array_equal(pcm[-len(last) :], last)
@@ -125,27 +132,29 @@ def _queue(catalog_path: Path, row: dict[str, str]) -> None:
 
 
 def _delete(catalog_path: Path, row: dict[str, str]) -> None:
-    Path(row["wav_path"]).unlink()
+    wav_file(catalog_path, row).unlink()
 
 
 def _truncate(catalog_path: Path, row: dict[str, str]) -> None:
-    wav = Path(row["wav_path"])
+    wav = wav_file(catalog_path, row)
     wav.write_bytes(wav.read_bytes()[:-300])
 
 
 def _replace(catalog_path: Path, row: dict[str, str]) -> None:
     # Another valid, certified WAV of the same length: only the recorded checksum tells.
-    other = encode_wav(tone(len(row["text"]), seed=5), RATE)
-    assert check_wav_file(Path(row["wav_path"]), text_chars=len(row["text"])).sha256 != (
-        hashlib.sha256(other).hexdigest()
-    )
-    Path(row["wav_path"]).write_bytes(other)
+    other = encode_wav(tone(len(row["text"]), seed=5), RATE, row["segment_id"])
+    assert check_wav_file(
+        wav_file(catalog_path, row), text_chars=len(row["text"]), segment_id=row["segment_id"]
+    ).sha256 != (hashlib.sha256(other).hexdigest())
+    wav_file(catalog_path, row).write_bytes(other)
 
 
 def _other_rate(catalog_path: Path, row: dict[str, str]) -> None:
-    wav = Path(row["wav_path"])
-    wav.write_bytes(encode_wav(tone(len(row["text"])), 16000))
-    catalog.mark_completed(catalog_path, row["segment_id"], check_wav_file(wav, text_chars=1), 0.1)
+    wav = wav_file(catalog_path, row)
+    wav.write_bytes(encode_wav(tone(len(row["text"])), 16000, row["segment_id"]))
+    catalog.mark_completed(
+        catalog_path, row["segment_id"], check_wav_file(wav, text_chars=1, segment_id=row["segment_id"]), 0.1
+    )
 
 
 DAMAGE = {
@@ -208,16 +217,17 @@ def test_freshly_planned_book_refuses(planned: Path) -> None:
 
 
 def test_verify_heals_and_assembly_then_works(rendered: Path) -> None:
+    catalog_path = rendered
     rows = read_catalog(rendered)
     segments = rendered.parent / "segments"
     truncated, missing, adoptable, replaced, junk = rows[1], rows[2], rows[3], rows[4], rows[5]
     _truncate(rendered, truncated)
     _delete(rendered, missing)
     _replace(rendered, replaced)
-    adoptable_sha = hashlib.sha256(Path(adoptable["wav_path"]).read_bytes()).hexdigest()
+    adoptable_sha = hashlib.sha256(wav_file(rendered, adoptable).read_bytes()).hexdigest()
     _queue(rendered, adoptable)  # e.g. the catalog was re-planned, the WAV survived
     _queue(rendered, junk)
-    Path(junk["wav_path"]).write_bytes(b"RIFF garbage")  # queued and not valid: removed, not adopted
+    wav_file(rendered, junk).write_bytes(b"RIFF garbage")  # queued and not valid: removed, not adopted
     strays = [
         segments / f".{rows[0]['segment_id']}.wav.tmp-123-456",
         segments / f".{rows[6]['segment_id']}.wav.tmp-99-1",
@@ -236,7 +246,7 @@ def test_verify_heals_and_assembly_then_works(rendered: Path) -> None:
     for row in (truncated, missing, replaced, junk):
         assert after[row["segment_id"]]["status"] == QUEUED
         assert after[row["segment_id"]]["sha256"] == ""
-        assert not Path(row["wav_path"]).exists()
+        assert not wav_file(catalog_path, row).exists()
     adopted = after[adoptable["segment_id"]]
     assert adopted["status"] == COMPLETED and adopted["sha256"] == adoptable_sha
     assert not any(stray.exists() for stray in strays)
@@ -250,7 +260,7 @@ def test_verify_heals_and_assembly_then_works(rendered: Path) -> None:
     book_path = rendered.parent / "tiny-book.wav"
     assemble_book(rendered, book_path, PAUSES)
     final_rows = read_catalog(rendered)
-    assert np.array_equal(sf.read(book_path, dtype="int16")[0], expected_book(final_rows))
+    assert np.array_equal(sf.read(book_path, dtype="int16")[0], expected_book(rendered, final_rows))
     assert verify_catalog(rendered).requeued == []
 
 
@@ -292,7 +302,8 @@ def _status_row(index: int, done: bool, completed_at: str) -> dict[str, str]:
 def test_status_prints_counts_percent_and_eta(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "catalog.tsv"
     stamps = ["1000.000", "1010.000", "1020.000"]
-    write_catalog(path, [_status_row(i, i < 3, stamps[i] if i < 3 else "") for i in range(10)])
+    rows = [_status_row(i, i < 3, stamps[i] if i < 3 else "") for i in range(10)]
+    write_planned(path, rows)
     assert main(["status", str(path)]) == 0
     out, err = capsys.readouterr()
     assert err == ""

@@ -20,6 +20,7 @@ from narrator.audio import (
 )
 
 RATE = 16000
+SEGMENT = "0123456789abcdef"
 
 
 def speech_like(seconds: float, rate: int = RATE, seed: int = 0) -> np.ndarray:
@@ -48,25 +49,25 @@ TEXT_CHARS = 40  # 2.8 s at 0.07 s per character
 @pytest.fixture(scope="module")
 def good() -> tuple[np.ndarray, bytes]:
     samples = speech_like(TEXT_CHARS * 0.07)
-    return samples, encode_wav(samples, RATE)
+    return samples, encode_wav(samples, RATE, SEGMENT)
 
 
 def test_good_signal_passes_and_record_hashes_the_file(tmp_path: Path, good) -> None:
     samples, data = good
     path = tmp_path / "seg.wav"
     path.write_bytes(data)
-    record = check_wav_file(path, text_chars=TEXT_CHARS, sample_rate=RATE)
+    record = check_wav_file(path, text_chars=TEXT_CHARS, sample_rate=RATE, segment_id=SEGMENT)
     assert record == WavRecord(frames=len(samples), sample_rate=RATE, sha256=hashlib.sha256(data).hexdigest())
     assert record.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
     assert record.seconds == pytest.approx(TEXT_CHARS * 0.07)
-    decoded_record, pcm = decode_verified(data, text_chars=TEXT_CHARS)
+    decoded_record, pcm = decode_verified(data, text_chars=TEXT_CHARS, segment_id=SEGMENT)
     assert decoded_record == record
     assert np.array_equal(pcm, to_pcm16(samples))
 
 
 def test_encoding_is_deterministic_and_mono_pcm16(good) -> None:
     samples, data = good
-    assert encode_wav(samples, RATE) == data
+    assert encode_wav(samples, RATE, SEGMENT) == data
     info = sf.info(io.BytesIO(data))
     assert (info.channels, info.samplerate, info.subtype, info.format) == (1, RATE, "PCM_16", "WAV")
 
@@ -90,7 +91,7 @@ def test_truncated_file_fails(tmp_path: Path, good, cut: str) -> None:
     path = tmp_path / "seg.wav"
     path.write_bytes(data[:keep])
     with pytest.raises(AudioCheckError):
-        check_wav_file(path, text_chars=TEXT_CHARS)
+        check_wav_file(path, text_chars=TEXT_CHARS, segment_id=SEGMENT)
 
 
 def test_truncated_pcm_with_intact_certificate_fails(good) -> None:
@@ -100,7 +101,7 @@ def test_truncated_pcm_with_intact_certificate_fails(good) -> None:
     start = _data_offset(data) + 1000
     damaged = data[:start] + data[start + 2000 :]
     with pytest.raises(AudioCheckError):
-        decode_verified(damaged, text_chars=TEXT_CHARS)
+        decode_verified(damaged, text_chars=TEXT_CHARS, segment_id=SEGMENT)
 
 
 def test_altered_sample_fails(good) -> None:
@@ -109,53 +110,86 @@ def test_altered_sample_fails(good) -> None:
     altered = bytearray(data)
     altered[position] ^= 0x01
     with pytest.raises(AudioCheckError, match="truncated or altered"):
-        decode_verified(bytes(altered), text_chars=TEXT_CHARS)
+        decode_verified(bytes(altered), text_chars=TEXT_CHARS, segment_id=SEGMENT)
 
 
 def test_altered_certificate_fails(good) -> None:
     _, data = good
-    marker = b"narrator-pcm-sha256="
+    marker = b";sha256="
     index = data.index(marker) + len(marker)
     altered = bytearray(data)
     altered[index] = ord("0") if altered[index] != ord("0") else ord("1")
     with pytest.raises(AudioCheckError, match="truncated or altered"):
-        decode_verified(bytes(altered), text_chars=TEXT_CHARS)
+        decode_verified(bytes(altered), text_chars=TEXT_CHARS, segment_id=SEGMENT)
 
 
 def test_uncertified_wav_fails() -> None:
     buffer = io.BytesIO()
     sf.write(buffer, speech_like(2.0), RATE, subtype="PCM_16", format="WAV")
     with pytest.raises(AudioCheckError, match="certificate"):
-        decode_verified(buffer.getvalue(), text_chars=TEXT_CHARS)
+        decode_verified(buffer.getvalue(), text_chars=TEXT_CHARS, segment_id=SEGMENT)
 
 
 def test_silent_fails() -> None:
     with pytest.raises(AudioCheckError, match="silent"):
-        decode_verified(encode_wav(np.zeros(RATE * 2, dtype=np.float32), RATE), text_chars=TEXT_CHARS)
+        decode_verified(
+            encode_wav(np.zeros(RATE * 2, dtype=np.float32), RATE, SEGMENT),
+            text_chars=TEXT_CHARS,
+            segment_id=SEGMENT,
+        )
 
 
 def test_nearly_silent_fails() -> None:
     quiet = speech_like(2.0) * 0.002 / 0.45
     with pytest.raises(AudioCheckError, match="silent"):
-        decode_verified(encode_wav(quiet, RATE), text_chars=TEXT_CHARS)
+        decode_verified(encode_wav(quiet, RATE, SEGMENT), text_chars=TEXT_CHARS, segment_id=SEGMENT)
 
 
 def test_empty_wav_fails() -> None:
     with pytest.raises(AudioCheckError, match="empty"):
-        decode_verified(encode_wav(np.zeros(0, dtype=np.float32), RATE), text_chars=TEXT_CHARS)
+        decode_verified(
+            encode_wav(np.zeros(0, dtype=np.float32), RATE, SEGMENT),
+            text_chars=TEXT_CHARS,
+            segment_id=SEGMENT,
+        )
 
 
 def test_empty_bytes_and_missing_file_fail(tmp_path: Path) -> None:
     with pytest.raises(AudioCheckError, match="does not decode"):
-        decode_verified(b"", text_chars=TEXT_CHARS)
+        decode_verified(b"", text_chars=TEXT_CHARS, segment_id=SEGMENT)
     with pytest.raises(AudioCheckError, match="does not decode"):
-        decode_verified(b"not a wav file at all" * 10, text_chars=TEXT_CHARS)
+        decode_verified(b"not a wav file at all" * 10, text_chars=TEXT_CHARS, segment_id=SEGMENT)
     empty = tmp_path / "empty.wav"
     empty.write_bytes(b"")
     with pytest.raises(AudioCheckError):
-        check_wav_file(empty, text_chars=TEXT_CHARS)
+        check_wav_file(empty, text_chars=TEXT_CHARS, segment_id=SEGMENT)
     with pytest.raises(AudioCheckError, match="missing"):
-        check_wav_file(tmp_path / "absent.wav", text_chars=TEXT_CHARS)
+        check_wav_file(tmp_path / "absent.wav", text_chars=TEXT_CHARS, segment_id=SEGMENT)
+
+
+def test_another_segments_wav_fails_however_whole(good) -> None:
+    # A WAV copied over another segment's proves itself whole, but not that it is this one's.
+    _, data = good
+    with pytest.raises(AudioCheckError, match=f"is segment {SEGMENT}'s audio, not this segment's"):
+        decode_verified(data, text_chars=TEXT_CHARS, segment_id="fedcba9876543210")
+
+
+def test_certificate_moved_to_another_segment_id_fails(good) -> None:
+    # Rewriting only the id in the certificate breaks the digest, which covers the id too.
+    _, data = good
+    forged = data.replace(SEGMENT.encode(), b"fedcba9876543210")
+    with pytest.raises(AudioCheckError, match="truncated or altered"):
+        decode_verified(forged, text_chars=TEXT_CHARS, segment_id="fedcba9876543210")
+
+
+def test_pcm_only_certificate_of_older_narrator_fails() -> None:
+    pcm = to_pcm16(speech_like(TEXT_CHARS * 0.07))
+    buffer = io.BytesIO()
+    with sf.SoundFile(buffer, "w", RATE, 1, "PCM_16", format="WAV") as wav:
+        wav.comment = "narrator-pcm-sha256=" + hashlib.sha256(pcm.tobytes()).hexdigest()
+        wav.write(pcm)
+    with pytest.raises(AudioCheckError, match="no narrator certificate"):
+        decode_verified(buffer.getvalue(), text_chars=TEXT_CHARS, segment_id=SEGMENT)
 
 
 def test_stereo_fails() -> None:
@@ -164,32 +198,38 @@ def test_stereo_fails() -> None:
     with sf.SoundFile(buffer, "w", RATE, 2, "PCM_16", format="WAV") as wav:
         pcm = np.stack([to_pcm16(mono), to_pcm16(mono)], axis=1)
         # Even with a certificate of its interleaved PCM it is not a usable segment.
-        wav.comment = "narrator-pcm-sha256=" + hashlib.sha256(pcm.astype("<i2").tobytes()).hexdigest()
+        digest = hashlib.sha256(SEGMENT.encode() + b"\x00" + pcm.astype("<i2").tobytes()).hexdigest()
+        wav.comment = f"narrator-segment={SEGMENT};sha256={digest}"
         wav.write(pcm)
     with pytest.raises(AudioCheckError, match="2 channels"):
-        decode_verified(buffer.getvalue(), text_chars=TEXT_CHARS)
+        decode_verified(buffer.getvalue(), text_chars=TEXT_CHARS, segment_id=SEGMENT)
 
 
 def test_wrong_sample_rate_fails_only_when_one_is_expected() -> None:
-    data = encode_wav(speech_like(TEXT_CHARS * 0.07, rate=22050), 22050)
-    assert decode_verified(data, text_chars=TEXT_CHARS)[0].sample_rate == 22050
-    assert decode_verified(data, text_chars=TEXT_CHARS, sample_rate=22050)[0].sample_rate == 22050
+    data = encode_wav(speech_like(TEXT_CHARS * 0.07, rate=22050), 22050, SEGMENT)
+    assert decode_verified(data, text_chars=TEXT_CHARS, segment_id=SEGMENT)[0].sample_rate == 22050
+    assert (
+        decode_verified(data, text_chars=TEXT_CHARS, sample_rate=22050, segment_id=SEGMENT)[0].sample_rate
+        == 22050
+    )
     with pytest.raises(AudioCheckError, match="sample rate 22050 Hz, expected 16000 Hz"):
-        decode_verified(data, text_chars=TEXT_CHARS, sample_rate=16000)
+        decode_verified(data, text_chars=TEXT_CHARS, sample_rate=16000, segment_id=SEGMENT)
 
 
 def test_implausibly_short_audio_fails() -> None:
-    data = encode_wav(speech_like(1.0), RATE)
-    assert decode_verified(data, text_chars=10)[0].frames == RATE  # fine for a short text
+    data = encode_wav(speech_like(1.0), RATE, SEGMENT)
+    assert decode_verified(data, text_chars=10, segment_id=SEGMENT)[0].frames == RATE  # fine for a short text
     with pytest.raises(AudioCheckError, match="not plausible speech"):
-        decode_verified(data, text_chars=2000)
+        decode_verified(data, text_chars=2000, segment_id=SEGMENT)
 
 
 def test_implausibly_long_audio_fails() -> None:
-    data = encode_wav(speech_like(60.0, rate=8000), 8000)
-    assert decode_verified(data, text_chars=300)[0].frames == 60 * 8000  # fine for a long text
+    data = encode_wav(speech_like(60.0, rate=8000), 8000, SEGMENT)
+    assert (
+        decode_verified(data, text_chars=300, segment_id=SEGMENT)[0].frames == 60 * 8000
+    )  # fine for a long text
     with pytest.raises(AudioCheckError, match="not plausible speech"):
-        decode_verified(data, text_chars=3)
+        decode_verified(data, text_chars=3, segment_id=SEGMENT)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
@@ -197,4 +237,4 @@ def test_non_finite_samples_raise_in_encode(bad: float) -> None:
     samples = speech_like(1.0)
     samples[100] = bad
     with pytest.raises(AudioCheckError, match="NaN or infinite"):
-        encode_wav(samples, RATE)
+        encode_wav(samples, RATE, SEGMENT)

@@ -127,7 +127,7 @@ def test_realistic_plan_round_trips_through_pandas(tmp_path: Path) -> None:
     settings = PlanSettings(engine="espeak", options=options, budget=400)
     summary = write_plan(book, catalog_path, catalog_path.with_name("book.json"), settings)
     assert "planned" in summary
-    expected = plan_rows(load_book(book), catalog_path.parent / "segments", settings)
+    expected = plan_rows(load_book(book), settings)
     texts = [row["text"] for row in expected]
     assert "NA" in texts and "null" in texts
     assert "#" not in texts  # decoration only: nothing to say, so no segment

@@ -22,7 +22,7 @@ from scipy.signal import resample_poly
 from narrator import assemble as assemble_module
 from narrator.assemble import assemble_book, wav_format
 from narrator.audio import encode_wav
-from narrator.catalog import COLUMNS, COMPLETED, read_catalog, write_catalog
+from narrator.catalog import COLUMNS, COMPLETED, PlanRecord, read_catalog, write_catalog
 from narrator.ffmpeg import (
     FfmpegError,
     MetaChapter,
@@ -113,7 +113,7 @@ def make_book(folder: Path, level: float = 0.1, titles: list[str] = HOSTILE) -> 
             sequence = len(rows) + 1
             segment_id = f"{sequence:016x}"
             wav = segments / f"{segment_id}.wav"
-            data = encode_wav(speech(len(text), sequence, level), RATE)
+            data = encode_wav(speech(len(text), sequence, level), RATE, segment_id)
             wav.write_bytes(data)
             row = dict.fromkeys(COLUMNS, "")
             row.update(
@@ -125,7 +125,7 @@ def make_book(folder: Path, level: float = 0.1, titles: list[str] = HOSTILE) -> 
                 text=text,
                 spoken=text,
                 pause_after=pause,
-                wav_path=str(wav),
+                wav_path=f"segments/{wav.name}",
                 status=COMPLETED,
                 frames=str(round(len(text) * 0.07 * RATE)),
                 sample_rate=str(RATE),
@@ -138,7 +138,15 @@ def make_book(folder: Path, level: float = 0.1, titles: list[str] = HOSTILE) -> 
     (folder / "cover.png").write_bytes(png())
     book_json = folder / "book.json"
     book_json.write_text(
-        json.dumps({"title": BOOK_TITLE, "authors": AUTHORS, "language": "de", "cover": "cover.png"}),
+        json.dumps(
+            {
+                "title": BOOK_TITLE,
+                "authors": AUTHORS,
+                "language": "de",
+                "cover": "cover.png",
+                "plan": PlanRecord.of(rows, source_sha256="", settings_sha256="").as_json(),
+            }
+        ),
         encoding="utf-8",
     )
     return catalog, book_json

@@ -8,9 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
+from planned import write_planned
 
 from narrator import cli
-from narrator.catalog import COLUMNS, COMPLETED, QUEUED, Row, write_catalog
+from narrator.catalog import COLUMNS, COMPLETED, QUEUED, Row
 from narrator.status import (
     ASCII,
     UNICODE,
@@ -153,7 +154,7 @@ def _args(catalog: Path, watch: bool) -> argparse.Namespace:
 @pytest.mark.parametrize("terminal", [True, False])
 def test_watch_redraws_a_terminal_and_appends_to_a_pipe(tmp_path, terminal):
     catalog = tmp_path / "catalog.tsv"
-    write_catalog(catalog, make_rows(PLAN))
+    write_planned(catalog, make_rows(PLAN))
     out = FakeTerminal(terminal)
     cli._status(_args(catalog, watch=True), out=out, rounds=2)
     text = out.getvalue()
@@ -175,7 +176,7 @@ def test_watch_survives_a_catalog_being_replanned(tmp_path):
 
 def test_status_without_watch_prints_no_escape_codes(tmp_path, capsys):
     catalog = tmp_path / "catalog.tsv"
-    write_catalog(catalog, make_rows(PLAN))
+    write_planned(catalog, make_rows(PLAN))
     assert cli.main(["status", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{catalog}: 17/30 completed (56.7%), 13 queued;")

@@ -136,4 +136,7 @@ def get_segment_wavs(wildcards):
     """Every segment WAV of the book, known once the plan checkpoint has written the catalog."""
     book = getattr(wildcards, "book", BOOK_ID)  # render_all has no wildcards
     catalog_path = checkpoints.plan_catalog.get(book=book).output.catalog
-    return [row["wav_path"] for row in narrator_catalog.read_catalog(catalog_path)]
+    return [
+        str(narrator_catalog.wav_file(catalog_path, row))
+        for row in narrator_catalog.read_catalog(catalog_path)
+    ]
