@@ -7,11 +7,14 @@ memory at a time in either pass.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
+import shutil
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import soundfile as sf
@@ -20,7 +23,7 @@ from narrator.audio import SUBTYPE, AudioCheckError, decode_verified
 from narrator.catalog import COMPLETED, Row, read_planned, recorded, wav_file
 from narrator.errors import CatalogError
 from narrator.loudness import LoudnessMeter, LoudnessTarget, book_gain
-from narrator.publish import fsync_dir, remove_stale, replace_durably, temp_path
+from narrator.publish import publishing, replace_durably
 from narrator.timeline import Timeline, book_rate, build_timeline
 
 #: A plain RIFF WAV holds at most 4 GiB; a longer master is written as RF64 (EBU Tech 3306),
@@ -29,6 +32,8 @@ RIFF_LIMIT = 0xFFFFFFFF - 4096
 #: Silence is written and measured in pieces of this many samples, so a long pause costs no memory.
 _SILENCE_CHUNK = 1 << 16
 _FULL_SCALE = 32768.0
+#: Bytes besides the samples that a master's headers and a little slack need.
+_HEADER_ROOM = 1 << 16
 
 
 def verified_pcm(catalog_path: Path, row: Row) -> np.ndarray:
@@ -47,6 +52,26 @@ def verified_pcm(catalog_path: Path, row: Row) -> np.ndarray:
     if found != promised:
         raise AudioCheckError("WAV differs from what the catalog recorded")
     return pcm
+
+
+def _check_space(book_path: Path, frames: int) -> None:
+    """Refuse before writing a master the disk cannot hold, rather than fail at the end of it."""
+    needed = frames * 2 + _HEADER_ROOM
+    free = shutil.disk_usage(book_path.parent).free
+    if free < needed:
+        raise OSError(
+            errno.ENOSPC,
+            f"{os.strerror(errno.ENOSPC)} (the master needs {needed / 1e6:.1f} MB,"
+            f" {free / 1e6:.1f} MB are free)",
+            str(book_path),
+        )
+
+
+def _write_error(temp: Path, error: sf.LibsndfileError) -> OSError:
+    """libsndfile reports a failed write as "System error" without the errno: name the likely cause."""
+    full = shutil.disk_usage(temp.parent).free < _HEADER_ROOM
+    code = errno.ENOSPC if full else errno.EIO
+    return OSError(code, f"{os.strerror(code)} (libsndfile: {error.error_string})", str(temp))
 
 
 def wav_format(frames: int) -> str:
@@ -100,6 +125,27 @@ def _figures(meter: LoudnessMeter) -> dict[str, float | None]:
         return round(value, 2) if math.isfinite(value) else None
 
     return {"integrated_lufs": finite(meter.integrated()), "true_peak_dbtp": finite(meter.true_peak_dbtp())}
+
+
+def _loudness_report(
+    target: LoudnessTarget,
+    before: LoudnessMeter,
+    after: LoudnessMeter,
+    gain_db: float,
+    limited_by: str,
+    frames: int,
+) -> dict[str, Any]:
+    return {
+        "standard": "ITU-R BS.1770-4 integrated loudness (EBU R128 gating); true peak by 4x oversampling",
+        "target_lufs": target.target,
+        "true_peak_ceiling_dbtp": target.true_peak,
+        "before": _figures(before),
+        "gain_db": round(gain_db, 3),
+        "limited_by": limited_by,
+        "after": _figures(after),
+        "sample_rate": before.rate,
+        "frames": frames,
+    }
 
 
 def assemble_book(
@@ -162,45 +208,32 @@ def assemble_book(
         except AudioCheckError as error:  # changed behind our back since the first pass
             raise _not_ready([f"{row['segment_id']} {error}"], catalog_path) from None
 
-    remove_stale(book_path)
-    temp = temp_path(book_path, "")
-    try:
-        with sf.SoundFile(temp, "w", rate, 1, SUBTYPE, format=wav_format(timeline.frames)) as book:
-            for piece in _layout(rows, timeline, second_pass):
-                out = piece
-                if gain_db != 0.0 and len(piece):
-                    out = np.clip(np.round(piece * factor), -32768, 32767).astype(np.int16)
-                book.write(out)
-                if after is not None:
-                    _measure(after, out)
-        with open(temp, "rb+") as handle:
-            os.fsync(handle.fileno())
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-
+    _check_space(book_path, timeline.frames)
     loudness_note = ""
-    if loudness is not None and before is not None and after is not None:
-        report = {
-            "standard": "ITU-R BS.1770-4 integrated loudness (EBU R128 gating); true peak by 4x oversampling",
-            "target_lufs": loudness.target,
-            "true_peak_ceiling_dbtp": loudness.true_peak,
-            "before": _figures(before),
-            "gain_db": round(gain_db, 3),
-            "limited_by": limited_by,
-            "after": _figures(after),
-            "sample_rate": rate,
-            "frames": timeline.frames,
-        }
-        if report_path is not None:
-            replace_durably(Path(report_path), json.dumps(report, indent=2).encode() + b"\n")
-        loudness_note = (
-            f"; loudness {report['before']['integrated_lufs']} -> {report['after']['integrated_lufs']} LUFS, "
-            f"true peak {report['after']['true_peak_dbtp']} dBTP (gain {gain_db:+.2f} dB, {limited_by})"
-        )
-    # Publish the master last: once it exists, the loudness report beside it is already whole.
-    os.replace(temp, book_path)
-    fsync_dir(book_path.parent)
+    with publishing(book_path) as temp:
+        try:
+            with sf.SoundFile(temp, "w", rate, 1, SUBTYPE, format=wav_format(timeline.frames)) as book:
+                for piece in _layout(rows, timeline, second_pass):
+                    out = piece
+                    if gain_db != 0.0 and len(piece):
+                        out = np.clip(np.round(piece * factor), -32768, 32767).astype(np.int16)
+                    book.write(out)
+                    if after is not None:
+                        _measure(after, out)
+        except sf.LibsndfileError as error:
+            raise _write_error(temp, error) from None
+
+        if loudness is not None and before is not None and after is not None:
+            report = _loudness_report(loudness, before, after, gain_db, limited_by, timeline.frames)
+            if report_path is not None:
+                replace_durably(Path(report_path), json.dumps(report, indent=2).encode() + b"\n")
+            loudness_note = (
+                f"; loudness {report['before']['integrated_lufs']} -> {report['after']['integrated_lufs']}"
+                f" LUFS, true peak {report['after']['true_peak_dbtp']} dBTP"
+                f" (gain {gain_db:+.2f} dB, {limited_by})"
+            )
+        # The master is published last, on leaving this block: once it exists, the loudness
+        # report beside it is already whole.
     frames = timeline.frames
     return (
         f"assembled {len(rows)} segments into {book_path}: {frames} frames, {frames / rate:.1f} s"

@@ -1,0 +1,193 @@
+"""Faults around crashes: the catalog must prove the whole book and every WAV its own segment.
+
+Each test reproduces a defect found by trying narrator as a user would: on the code before these
+checks, a catalog that lost rows gave a silently shorter book, a swapped WAV was adopted, a moved
+results folder lost track of its WAVs, and catalog temps survived every later run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_assemble_verify import BOOK, PAUSES, render
+
+from narrator import catalog
+from narrator.assemble import assemble_book
+from narrator.catalog import COMPLETED, read_catalog, wav_file, write_catalog
+from narrator.cli import main
+from narrator.errors import CatalogError
+from narrator.plan import PlanSettings, discard_unproven_plan, unproven_plan, write_plan
+from narrator.verify import verify_catalog
+
+SETTINGS = PlanSettings(engine="espeak", options={"voice": "en-us"}, budget=60)
+
+
+@pytest.fixture
+def book(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny-book.md"
+    path.write_text(BOOK)
+    return path
+
+
+@pytest.fixture
+def rendered(tmp_path: Path, book: Path) -> Path:
+    catalog_path = tmp_path / "results" / "tiny-book" / "catalog.tsv"
+    write_plan(book, catalog_path, catalog_path.with_name("book.json"), SETTINGS)
+    for seed, row in enumerate(read_catalog(catalog_path)):
+        render(catalog_path, row, seed)
+    return catalog_path
+
+
+def _master(catalog_path: Path) -> Path:
+    return catalog_path.with_name("tiny-book.wav")
+
+
+# --- the catalog proves the whole book --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (lambda rows: rows[:-2], "rows were lost"),
+        (lambda rows: rows[1:], "rows were lost"),
+        (lambda rows: [*rows, rows[0]], "rows were added"),
+        (lambda rows: [rows[1], rows[0], *rows[2:]], "plan's order"),
+    ],
+    ids=["tail-cut", "head-cut", "row-added", "rows-swapped"],
+)
+def test_a_catalog_that_is_not_its_plan_is_refused_everywhere(
+    rendered: Path, change, problem, capsys
+) -> None:
+    write_catalog(rendered, change(read_catalog(rendered)))
+    with pytest.raises(CatalogError, match=problem):
+        assemble_book(rendered, _master(rendered), PAUSES)
+    assert not _master(rendered).exists()
+    with pytest.raises(CatalogError, match=problem):
+        verify_catalog(rendered)
+    assert main(["status", str(rendered)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and problem in err and "run snakemake again to re-plan" in err
+
+
+def test_a_catalog_without_its_plan_record_is_refused(rendered: Path) -> None:
+    rendered.with_name("book.json").unlink()
+    with pytest.raises(CatalogError, match=r"book\.json is missing"):
+        assemble_book(rendered, _master(rendered), PAUSES)
+
+
+def test_a_lost_row_is_re_planned_and_the_book_comes_out_whole(rendered: Path, book: Path) -> None:
+    assemble_book(rendered, _master(rendered), PAUSES)
+    whole = _master(rendered).read_bytes()
+    write_catalog(rendered, read_catalog(rendered)[:-3])
+    problem = unproven_plan(rendered, _master(rendered))
+    assert problem is not None and "rows were lost" in problem
+
+    discard_unproven_plan(rendered, _master(rendered))
+    summary = write_plan(book, rendered, rendered.with_name("book.json"), SETTINGS)
+    rows = read_catalog(rendered)
+    assert f"{len(rows)} already published" in summary  # every WAV adopted, nothing to render
+    assert all(row["status"] == COMPLETED for row in rows)
+    assert unproven_plan(rendered, _master(rendered)) is None
+    assemble_book(rendered, _master(rendered), PAUSES)
+    assert _master(rendered).read_bytes() == whole
+
+
+def test_a_missing_catalog_beside_a_master_is_unproven(rendered: Path) -> None:
+    assert unproven_plan(rendered, _master(rendered)) is None
+    assemble_book(rendered, _master(rendered), PAUSES)
+    rendered.unlink()
+    assert "is missing" in (unproven_plan(rendered, _master(rendered)) or "")
+    fresh = rendered.parent.parent / "new-book" / "catalog.tsv"
+    assert unproven_plan(fresh, fresh.with_name("new-book.wav")) is None  # before the first plan
+
+
+# --- a WAV proves its segment -----------------------------------------------------------------
+
+
+def test_a_swapped_wav_is_not_adopted_by_a_re_plan(rendered: Path, book: Path) -> None:
+    rows = read_catalog(rendered)
+    source, victim = rows[0], rows[3]
+    shutil.copyfile(wav_file(rendered, source), wav_file(rendered, victim))
+    book.write_text(BOOK.replace("The end.", "The very end."))  # any edit re-plans the book
+
+    summary = write_plan(book, rendered, rendered.with_name("book.json"), SETTINGS)
+
+    after = {row["segment_id"]: row for row in read_catalog(rendered)}
+    assert after[victim["segment_id"]]["status"] == catalog.QUEUED
+    assert not wav_file(rendered, victim).exists()
+    assert after[source["segment_id"]]["status"] == COMPLETED
+    assert "1 damaged WAVs" in summary
+
+
+def test_verify_re_queues_a_swapped_wav(rendered: Path) -> None:
+    rows = read_catalog(rendered)
+    shutil.copyfile(wav_file(rendered, rows[0]), wav_file(rendered, rows[3]))
+    report = verify_catalog(rendered)
+    assert report.requeued == [rows[3]["segment_id"]]
+
+
+# --- a results folder can move ----------------------------------------------------------------
+
+
+def test_a_moved_results_folder_verifies_and_assembles(rendered: Path, tmp_path: Path) -> None:
+    assemble_book(rendered, _master(rendered), PAUSES)
+    whole = _master(rendered).read_bytes()
+    moved = tmp_path / "elsewhere" / "tiny-book"
+    moved.parent.mkdir()
+    rendered.parent.rename(moved)
+    catalog_path = moved / "catalog.tsv"
+    assert verify_catalog(catalog_path).requeued == []
+    assemble_book(catalog_path, moved / "tiny-book.wav", PAUSES)
+    assert (moved / "tiny-book.wav").read_bytes() == whole
+
+
+# --- temps of killed writers ------------------------------------------------------------------
+
+
+def test_catalog_temps_are_removed_by_verify_and_by_the_next_mark(rendered: Path) -> None:
+    stale = [rendered.with_name(f".catalog.tsv.tmp-{pid}-1") for pid in (11, 12)]
+    for path in stale:
+        path.write_bytes(b"half a catalog")
+    assert verify_catalog(rendered).strays_removed == 2
+    assert not any(path.exists() for path in stale)
+
+    stale[0].write_bytes(b"half a catalog")
+    catalog.mark_queued(rendered, [read_catalog(rendered)[0]["segment_id"]])
+    assert not stale[0].exists()
+
+
+# --- a full disk ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path):
+    """A real 1 MiB file system (tmpfs), so writes fail with ENOSPC as on a full disk."""
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    result = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (needs root): {result.stderr.strip()}")
+    yield mount
+    with contextlib.suppress(subprocess.CalledProcessError):
+        subprocess.run(["umount", str(mount)], check=True)
+
+
+def test_a_master_that_cannot_fit_is_refused_naming_the_disk(rendered: Path, tiny_disk: Path) -> None:
+    master = tiny_disk / "tiny-book.wav"
+    (tiny_disk / "filler").write_bytes(b"\0" * (1024 * 1024 - 64 * 1024))
+    with pytest.raises(OSError, match="No space left on device") as caught:
+        assemble_book(rendered, master, PAUSES)
+    assert caught.value.errno == errno.ENOSPC
+    assert caught.value.filename == str(master)
+    assert sorted(path.name for path in tiny_disk.iterdir()) == ["filler"]  # no temp left behind
+    assert verify_catalog(rendered).requeued == []  # the segments are untouched
