@@ -1,5 +1,6 @@
 # One job per segment. No inputs on purpose: listing the catalog would re-run every segment
-# whenever a mark rewrites it (FACTS.md); the checkpoint orders these jobs after the plan.
+# whenever a mark rewrites it (measured: every segment re-ran after one mark); the checkpoint
+# orders these jobs after the plan.
 # On a cluster, the group batches render jobs into one submission each (group-components in the
 # cluster profiles), so a submission pays one Snakemake start-up and one engine load for many
 # segments; the local executor ignores groups.
