@@ -23,7 +23,11 @@ def fail(message):
 
 
 try:
-    validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
+    validate_config(
+        config,
+        workflow.source_path("../schemas/config.schema.yaml"),
+        workflow.config_settings.overwrite_config or {},
+    )
     ENGINE = engine_class(config["engine"])
     # Hours into a run is too late to learn that a model file or a GPU is missing.
     ENGINE.preflight(config["engines"].get(config["engine"], {}))
