@@ -1,4 +1,4 @@
-"""Validate the workflow config against its JSON schema, with a one-line message per mistake."""
+"""Validate the workflow config against its JSON schema, and the files it names, one line per mistake."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 import jsonschema
 import yaml
+from PIL import Image
 
 from narrator.errors import UserError
 
@@ -74,3 +75,26 @@ def _property(schema: Schema | None, key: str) -> Schema | None:
         return None
     inner = schema.get("properties", {}).get(key, schema.get("additionalProperties"))
     return inner if isinstance(inner, Mapping) else None
+
+
+def require_file(path: Path, noun: str, error: type[UserError] = UserError) -> None:
+    """Refuse anything but a regular file before reading it: a folder, a FIFO (which blocks a read
+    for ever), a device."""
+    if path.is_dir():
+        raise error(f"{path}: is a directory, not a {noun}")
+    if not path.exists():
+        raise error(f"{path}: no such {noun}")
+    if not path.is_file():
+        raise error(f"{path}: is not a regular file; give a {noun}")
+
+
+def check_cover(path: str | Path) -> None:
+    """The cover must decode as an image now, not after the whole book has rendered."""
+    path = Path(path)
+    require_file(path, "cover image")
+    try:
+        with Image.open(path) as image:
+            image.load()
+    except Exception as problem:  # noqa: BLE001 - Pillow raises many kinds for a damaged file
+        detail = " ".join(str(problem).split()) or type(problem).__name__
+        raise UserError(f"{path}: the cover is not an image ({detail})") from None

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from narrator.book import Book, Chapter
+from narrator.config import require_file
 from narrator.errors import BookError
 from narrator.readers import READERS
 from narrator.readers.titles import bare_number, title_key
@@ -24,11 +25,10 @@ def book_id_for(path: str | Path) -> str:
 def read_book(path: str | Path, notes: str = "drop") -> Book:
     """Read a book with the reader for its suffix; drop chapters with nothing to speak."""
     path = Path(path)
+    require_file(path, "book file", BookError)
     reader = READERS.get(path.suffix.lower())
     if reader is None:
         raise BookError(f"{path}: unsupported book format {path.suffix!r}; use one of {', '.join(READERS)}")
-    if not path.is_file():
-        raise BookError(f"{path}: no such book file")
     try:
         book = reader(path, notes)
     except OSError as error:

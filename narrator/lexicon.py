@@ -16,8 +16,11 @@ Keys:
   "Malice"; the boundary check applies only at an end of the key that is a letter, digit or
   underscore ("Dr." also matches before a space). A space in the key matches any run of
   whitespace. Keys are case-sensitive unless the entry sets ``ignore_case: true``.
-* A key written ``/pattern/`` (optionally ``/pattern/i``, ignoring case) is a Python regular
-  expression, searched as written; its ``say`` may use ``\\1`` or ``\\g<name>`` for its groups.
+* A key written ``/pattern/`` (optionally ``/pattern/i``, ignoring case) is a regular expression
+  (Python's syntax, run by the ``regex`` module), searched as written; its ``say`` may use ``\\1``
+  or ``\\g<name>`` for its groups. One search may take at most ``MATCH_SECONDS``: a pattern
+  that backtracks without end, such as ``(a|a)+$`` on a long run of a's, is refused by name
+  instead of hanging the plan.
 * Keys are taken exactly as written: YAML does not turn ``yes``, ``No`` or ``1st`` into other
   values. A key may appear once.
 
@@ -35,9 +38,9 @@ Piper's inline phoneme block ``[[ ˈælɪs ]]``; otherwise, and for entries with
 use it: they come from the spoken text itself, so editing one entry re-renders only the
 segments whose text it changes.
 
-Mistakes (a missing file, bad YAML, a file that is not a mapping, an invalid regular
+Mistakes (a missing file, bad YAML, a file that is not a mapping, an invalid or runaway regular
 expression, an entry without ``say``) raise ``narrator.errors.UserError`` with one line
-naming the file and the key.
+naming the file and the key (or, for bad YAML, the line).
 """  # noqa: RUF002 - the IPA example is meant
 
 from __future__ import annotations
@@ -50,11 +53,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import regex
 import yaml
 
+from narrator.config import require_file
 from narrator.errors import UserError
 
-__all__ = ["Entry", "Lexicon"]
+__all__ = ["MATCH_SECONDS", "Entry", "Lexicon"]
+
+#: The longest one search of one entry may take; a sane pattern takes microseconds on a paragraph.
+MATCH_SECONDS = 1.0
 
 _REGEX_KEY = re.compile(r"^/(?P<pattern>.+)/(?P<flags>i?)$", re.DOTALL)
 _FIELDS = ("say", "phonemes", "ignore_case")
@@ -79,9 +87,9 @@ class Entry:
     phonemes: str | None
     ignore_case: bool
     is_regex: bool
-    pattern: re.Pattern[str]
+    pattern: regex.Pattern[str]
 
-    def replacement(self, match: re.Match[str], *, phonemes: bool) -> str:
+    def replacement(self, match: regex.Match[str], *, phonemes: bool) -> str:
         if phonemes and self.phonemes:
             return f"[[ {self.phonemes} ]]"
         if not self.is_regex:
@@ -137,12 +145,12 @@ def _entry(key: Any, value: Any) -> Entry:
             raise _EntryProblem(key, "'phonemes' must not contain [[ or ]]")
         phonemes = phonemes.strip()
 
-    regex = _REGEX_KEY.match(key)
-    if regex:
-        flags = re.IGNORECASE if (ignore_case or regex["flags"]) else 0
+    slashed = _REGEX_KEY.match(key)
+    if slashed:
+        flags = regex.IGNORECASE if (ignore_case or slashed["flags"]) else 0
         try:
-            pattern = re.compile(regex["pattern"], flags)
-        except re.error as error:
+            pattern = regex.compile(slashed["pattern"], flags)
+        except regex.error as error:
             raise _EntryProblem(key, f"invalid regular expression: {error}") from None
         if pattern.fullmatch(""):
             raise _EntryProblem(key, "the regular expression matches empty text")
@@ -158,7 +166,7 @@ def _entry(key: Any, value: Any) -> Entry:
     words = r"\s+".join(re.escape(word) for word in key.split())
     before = r"(?<!\w)" if re.match(r"\w", key.strip()) else ""
     after = r"(?!\w)" if re.search(r"\w$", key.strip()) else ""
-    pattern = re.compile(before + words + after, re.IGNORECASE if ignore_case else 0)
+    pattern = regex.compile(before + words + after, regex.IGNORECASE if ignore_case else 0)
     return Entry(key, say, phonemes, ignore_case, False, pattern)
 
 
@@ -222,10 +230,9 @@ class Lexicon:
         if path is None:
             return cls(source="<none>")
         source = str(path)
+        require_file(Path(path), "lexicon file")
         try:
             text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise UserError(f"{source}: lexicon file not found") from None
         except (OSError, UnicodeDecodeError) as error:
             raise UserError(f"{source}: cannot read the lexicon: {_one_line(error)}") from None
         try:
@@ -249,15 +256,24 @@ class Lexicon:
     def __repr__(self) -> str:
         return f"Lexicon({self.source!r}, {len(self.entries)} entries)"
 
-    def _matches(self, text: str) -> Iterator[tuple[Entry, re.Match[str]]]:
+    def _search(self, entry: Entry, text: str, start: int) -> regex.Match[str] | None:
+        try:
+            return entry.pattern.search(text, start, timeout=MATCH_SECONDS)
+        except TimeoutError:
+            raise UserError(
+                f"{self.source}: entry {entry.key!r}: the regular expression ran over {MATCH_SECONDS:g} s "
+                "on one text, backtracking without end (as nested repeats like (a|a)+ do); simplify it"
+            ) from None
+
+    def _matches(self, text: str) -> Iterator[tuple[Entry, regex.Match[str]]]:
         """The (entry, match) pairs ``apply`` replaces, left to right, never overlapping."""
-        following: list[re.Match[str] | None] = [entry.pattern.search(text) for entry in self.entries]
+        following = [self._search(entry, text, 0) for entry in self.entries]
         while True:
             starts = [m.start() for m in following if m is not None]
             if not starts:
                 return
             start = min(starts)
-            best: tuple[Entry, re.Match[str]] | None = None
+            best: tuple[Entry, regex.Match[str]] | None = None
             for entry, m in zip(self.entries, following, strict=True):
                 # Entries are in priority order, so on equal length the first one stays.
                 longer = m is not None and m.end() > (best[1].end() if best else start)
@@ -269,7 +285,7 @@ class Lexicon:
                 resume = best[1].end()
             for index, m in enumerate(following):
                 if m is not None and m.start() < resume:
-                    following[index] = self.entries[index].pattern.search(text, resume)
+                    following[index] = self._search(self.entries[index], text, resume)
 
     def apply(self, text: str, *, phonemes: bool) -> str:
         """``text`` with every entry's matches replaced, in one pass."""

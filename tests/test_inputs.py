@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+from pathlib import Path
 
 import pytest
 import yaml
 from conftest import REPO, Workdir
+from PIL import Image
 from snakemake.cli import parse_config
 from snakemake.utils import update_config
 
-from narrator.config import validate_config
-from narrator.errors import UserError
+from narrator.config import check_cover, validate_config
+from narrator.errors import BookError, UserError
+from narrator.ingest import read_book
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 NOVEL = "# Novel\n\n## One\n\nThe lamp was lit at six. Nobody saw it.\n"
@@ -65,6 +69,35 @@ def test_a_nested_number_out_of_range_is_named_as_a_number() -> None:
     assert str(error.value) == "config engines.espeak.rate: 79 is less than the minimum of 80"
 
 
+# --- files the config names ---------------------------------------------------------------------
+
+
+def test_a_folder_or_a_fifo_is_not_a_book(tmp_path: Path) -> None:
+    folder = tmp_path / "novel.md"
+    folder.mkdir()
+    with pytest.raises(BookError) as error:
+        read_book(folder)
+    _one_line(error, "novel.md: is a directory, not a book file")
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    with pytest.raises(BookError) as error:
+        read_book(fifo)
+    _one_line(error, "pipe.txt: is not a regular file")
+
+
+def test_a_cover_must_decode_as_an_image(tmp_path: Path) -> None:
+    cover = tmp_path / "cover.png"
+    Image.new("RGB", (8, 8), "navy").save(cover)
+    check_cover(cover)
+    cover.write_bytes(cover.read_bytes()[:40])
+    with pytest.raises(UserError) as error:
+        check_cover(cover)
+    _one_line(error, "cover.png: the cover is not an image")
+    with pytest.raises(UserError) as error:
+        check_cover(tmp_path)
+    _one_line(error, "is a directory, not a cover image")
+
+
 # --- end to end: all of it is refused before any job starts -------------------------------------
 
 
@@ -79,3 +112,27 @@ def test_nested_overrides_reach_the_rendered_book(workdir: Workdir) -> None:
     )
     loudness = json.loads((workdir.results("novel") / "loudness.json").read_text())
     assert (loudness["target_lufs"], loudness["true_peak_ceiling_dbtp"]) == (-20, -1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("book=folder", "folder: is a directory, not a book file"),
+        ("book=pipe.txt", "pipe.txt: is not a regular file"),
+        ("cover=cover.png", "cover.png: the cover is not an image"),
+        ("lexicon=lexicon.yaml", "lexicon.yaml: not valid YAML (line 2)"),
+        ("lexicon=folder", "folder: is a directory, not a lexicon file"),
+    ],
+)
+def test_bad_inputs_stop_before_any_job(workdir: Workdir, config: str, message: str) -> None:
+    (workdir.path / "folder").mkdir()
+    os.mkfifo(workdir.path / "pipe.txt")
+    (workdir.path / "cover.png").write_text("not a picture")
+    (workdir.path / "lexicon.yaml").write_text("Alice: Ah-lees\nCheshire: CHESH: er\nDodo: DOH-doh\n")
+    result = workdir.run_book(config, check=False)
+    assert result.returncode != 0
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("narrator: ") and message in last
+    assert "Traceback" not in result.stderr
+    assert not (workdir.path / "results").exists()

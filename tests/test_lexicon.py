@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from narrator.errors import UserError
-from narrator.lexicon import Lexicon
+from narrator.lexicon import MATCH_SECONDS, Lexicon
 
 SAMPLE = r"""
 # words: whole-word, case-sensitive by default
@@ -139,9 +141,39 @@ def test_errors_name_the_file_and_key(tmp_path: Path, content: str, message: str
     assert "\n" not in text
 
 
-def test_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(UserError, match="lexicon file not found"):
+def test_missing_file_or_folder(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="no such lexicon file"):
         Lexicon.load(tmp_path / "nope.yaml")
+    with pytest.raises(UserError, match="is a directory, not a lexicon file"):
+        Lexicon.load(tmp_path)
+
+
+# Run in a child process: the old lexicon (Python's re) never returned here, and ignored Ctrl-C.
+RUNAWAY = """
+from narrator.errors import UserError
+from narrator.lexicon import Lexicon
+
+nested = Lexicon.from_mapping({"/(a+)+$/": "nothing"}, "book.yaml")
+print(nested.apply("a" * 40 + "!", phonemes=False) == "a" * 40 + "!")
+print(nested.apply("a" * 40, phonemes=False))
+try:
+    Lexicon.from_mapping({"/(a|a)+$/": "nothing"}, "book.yaml").apply("a" * 40 + "!", phonemes=False)
+except UserError as error:
+    print(error)
+"""
+
+
+def test_a_regex_that_backtracks_without_end_is_refused_by_name() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", RUNAWAY],
+        capture_output=True,
+        text=True,
+        timeout=30 * MATCH_SECONDS,
+        check=True,
+    )
+    same, replaced, refusal = result.stdout.splitlines()
+    assert (same, replaced) == ("True", "nothing")
+    assert refusal.startswith("book.yaml: entry '/(a|a)+$/': the regular expression ran over 1 s")
 
 
 def test_from_mapping_errors() -> None:

@@ -3,10 +3,11 @@ import sys
 from pathlib import Path
 
 from narrator import catalog as narrator_catalog
-from narrator.config import validate_config
+from narrator.config import check_cover, validate_config
 from narrator.engines import engine_class
 from narrator.errors import UserError
 from narrator.ingest import book_id_for, load_book
+from narrator.lexicon import Lexicon
 from narrator.package import PackageSettings
 from narrator.cluster import (
     keep_group_components_on_restart,
@@ -44,10 +45,11 @@ try:
         config["engines"].get(config["engine"], {}),
         config["language"] or book_language,
     )
-    if config["lexicon"] and not Path(config["lexicon"]).is_file():
-        raise UserError(f"{config['lexicon']}: no such lexicon file")
-    if config["cover"] and not Path(config["cover"]).is_file():
-        raise UserError(f"{config['cover']}: no such cover image")
+    # The plan and the packaging read these only after hours of work; read them whole now.
+    if config["lexicon"]:
+        Lexicon.load(config["lexicon"])
+    if config["cover"]:
+        check_cover(config["cover"])
 except UserError as error:
     fail(str(error))
 except Exception as error:  # a bug: one line here, the traceback in the plan log
