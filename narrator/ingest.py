@@ -11,6 +11,7 @@ from pathlib import Path
 from narrator.book import Book, Chapter
 from narrator.config import require_file
 from narrator.errors import BookError
+from narrator.limits import Limits, check_book_bytes, check_book_chars
 from narrator.readers import READERS
 from narrator.readers.titles import bare_number, title_key
 
@@ -22,17 +23,24 @@ def book_id_for(path: str | Path) -> str:
     return slug or "book"
 
 
-def read_book(path: str | Path, notes: str = "drop") -> Book:
-    """Read a book with the reader for its suffix; drop chapters with nothing to speak."""
+def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = None) -> Book:
+    """Read a book with the reader for its suffix; drop chapters with nothing to speak.
+
+    With ``limits``, a file too large is refused before it is read, and a text too long right after.
+    """
     path = Path(path)
     require_file(path, "book file", BookError)
     reader = READERS.get(path.suffix.lower())
     if reader is None:
         raise BookError(f"{path}: unsupported book format {path.suffix!r}; use one of {', '.join(READERS)}")
+    if limits is not None:
+        check_book_bytes(path, limits)
     try:
         book = reader(path, notes)
     except OSError as error:
         raise BookError(f"{path}: cannot read the book ({error.strerror})") from None
+    if limits is not None:
+        check_book_chars(path, book, limits)
     chapters = titled_chapters(book.chapters)
     if not chapters:
         raise BookError(f"{path}: the book has no text to speak")
@@ -118,6 +126,7 @@ def load_book(
     include: Iterable[int | str] = (),
     exclude: Iterable[int | str] = (),
     notes: str = "drop",
+    limits: Limits | None = None,
 ) -> Book:
     """Read a book and keep the chapters to narrate."""
-    return select_chapters(read_book(path, notes), include, exclude)
+    return select_chapters(read_book(path, notes, limits), include, exclude)

@@ -17,6 +17,7 @@ from snakemake.utils import update_config
 from narrator.config import check_cover, validate_config
 from narrator.errors import BookError, UserError
 from narrator.ingest import read_book
+from narrator.limits import LimitError, Limits, check_segment_count
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 NOVEL = "# Novel\n\n## One\n\nThe lamp was lit at six. Nobody saw it.\n"
@@ -98,6 +99,32 @@ def test_a_cover_must_decode_as_an_image(tmp_path: Path) -> None:
     _one_line(error, "is a directory, not a cover image")
 
 
+# --- size limits ----------------------------------------------------------------------------------
+
+
+def test_limits_name_the_figure_and_the_key_to_raise(tmp_path: Path) -> None:
+    book = tmp_path / "novel.md"
+    book.write_text(NOVEL)
+    roomy = Limits(book_bytes=10_000, book_chars=10_000, segments=10)
+    assert read_book(book, limits=roomy).chapters
+    with pytest.raises(LimitError) as error:
+        read_book(book, limits=Limits(book_bytes=20, book_chars=10_000, segments=10))
+    _one_line(error, f"has {len(NOVEL)} bytes", "limit of 20 (limits.book_bytes)", "book_bytes: ")
+    with pytest.raises(LimitError) as error:
+        read_book(book, limits=Limits(book_bytes=10_000, book_chars=20, segments=10))
+    _one_line(error, "characters, over the limit of 20 (limits.book_chars)")
+    check_segment_count(10, roomy)
+    with pytest.raises(LimitError) as error:
+        check_segment_count(30_001, roomy)
+    _one_line(error, "the plan has 30,001 segments", "(limits.segments)", 'limits="{segments: 30001}"')
+
+
+def test_default_limits_pass_a_very_long_novel() -> None:
+    limits = Limits.from_config(_config())
+    assert limits.book_bytes > 3_300_000 * 10 and limits.book_chars > 3_200_000 * 5
+    check_segment_count(30_000 * 5, limits)
+
+
 # --- end to end: all of it is refused before any job starts -------------------------------------
 
 
@@ -123,6 +150,7 @@ def test_nested_overrides_reach_the_rendered_book(workdir: Workdir) -> None:
         ("cover=cover.png", "cover.png: the cover is not an image"),
         ("lexicon=lexicon.yaml", "lexicon.yaml: not valid YAML (line 2)"),
         ("lexicon=folder", "folder: is a directory, not a lexicon file"),
+        ("limits={book_bytes: 100}", "bytes, over the limit of 100 (limits.book_bytes)"),
     ],
 )
 def test_bad_inputs_stop_before_any_job(workdir: Workdir, config: str, message: str) -> None:

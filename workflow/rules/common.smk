@@ -8,6 +8,7 @@ from narrator.engines import engine_class
 from narrator.errors import UserError
 from narrator.ingest import book_id_for, load_book
 from narrator.lexicon import Lexicon
+from narrator.limits import Limits
 from narrator.package import PackageSettings
 from narrator.cluster import (
     keep_group_components_on_restart,
@@ -32,12 +33,13 @@ try:
     ENGINE = engine_class(config["engine"])
     # Hours into a run is too late to learn that a model file or a GPU is missing.
     ENGINE.preflight(config["engines"].get(config["engine"], {}))
-    # Reading the book here catches a missing, damaged or empty book before any job starts.
+    # Reading the book here catches a missing, damaged, empty or oversized book before any job starts.
     book_language = load_book(
         config["book"],
         config["chapters"]["include"],
         config["chapters"]["exclude"],
         config["notes"],
+        Limits.from_config(config),
     ).language
     # An English voice reading a French book is gibberish: refuse that now, or let an engine
     # that picks its voice by language pick it here, so the plan and the renders share it.
