@@ -16,6 +16,7 @@ from snakemake.utils import update_config
 
 from narrator.config import check_cover, validate_config
 from narrator.errors import BookError, UserError
+from narrator.identity import SOURCE_FILE, check_source, record_source
 from narrator.ingest import read_book
 from narrator.limits import LimitError, Limits, check_segment_count
 
@@ -125,6 +126,26 @@ def test_default_limits_pass_a_very_long_novel() -> None:
     check_segment_count(30_000 * 5, limits)
 
 
+# --- book identity --------------------------------------------------------------------------------
+
+
+def test_a_results_folder_belongs_to_one_book(tmp_path: Path) -> None:
+    results = tmp_path / "results" / "novel"
+    first, second, moved = (tmp_path / name / "novel.md" for name in ("a", "b", "c"))
+    for path, text in ((first, NOVEL), (second, NOVEL + "\nMore.\n"), (moved, NOVEL)):
+        path.parent.mkdir()
+        path.write_text(text)
+    check_source(results, second, "novel")  # nothing recorded yet
+    record_source(results, first)
+    assert json.loads((results / SOURCE_FILE).read_text())["path"] == str(first.resolve())
+    first.write_text(NOVEL + "\nEdited in place.\n")
+    check_source(results, first, "novel")
+    check_source(results, moved, "novel")  # same bytes as recorded, elsewhere
+    with pytest.raises(UserError) as error:
+        check_source(results, second, "novel")
+    _one_line(error, f"holds another book, {first.resolve()}, not {second.resolve()}", "book_id=novel-2")
+
+
 # --- end to end: all of it is refused before any job starts -------------------------------------
 
 
@@ -151,6 +172,7 @@ def test_nested_overrides_reach_the_rendered_book(workdir: Workdir) -> None:
         ("lexicon=lexicon.yaml", "lexicon.yaml: not valid YAML (line 2)"),
         ("lexicon=folder", "folder: is a directory, not a lexicon file"),
         ("limits={book_bytes: 100}", "bytes, over the limit of 100 (limits.book_bytes)"),
+        ("book_id=My_Book", "config book_id: 'My_Book' does not match"),
     ],
 )
 def test_bad_inputs_stop_before_any_job(workdir: Workdir, config: str, message: str) -> None:
@@ -164,3 +186,22 @@ def test_bad_inputs_stop_before_any_job(workdir: Workdir, config: str, message: 
     assert last.startswith("narrator: ") and message in last
     assert "Traceback" not in result.stderr
     assert not (workdir.path / "results").exists()
+
+
+@pytest.mark.slow
+def test_two_books_with_one_file_name_keep_apart(workdir: Workdir) -> None:
+    for folder, text in (("a", NOVEL), ("b", NOVEL.replace("six", "seven"))):
+        (workdir.path / folder).mkdir()
+        (workdir.path / folder / "novel.md").write_text(text)
+    workdir.run_book("book=a/novel.md")
+    first = workdir.results("novel")
+    before = {path: path.read_bytes() for path in first.rglob("*") if path.is_file()}
+    refused = workdir.run_book("book=b/novel.md", check=False)
+    assert refused.returncode != 0
+    last = refused.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"narrator: results/novel holds another book, {workdir.path / 'a' / 'novel.md'}")
+    assert "book_id" in last
+    assert {path: path.read_bytes() for path in first.rglob("*") if path.is_file()} == before
+    workdir.run_book("book=b/novel.md", "book_id=other")
+    assert (workdir.results("other") / "other.m4b").is_file()
+    assert {path: path.read_bytes() for path in first.rglob("*") if path.is_file()} == before

@@ -6,6 +6,7 @@ from narrator import catalog as narrator_catalog
 from narrator.config import check_cover, validate_config
 from narrator.engines import engine_class
 from narrator.errors import UserError
+from narrator.identity import check_source
 from narrator.ingest import book_id_for, load_book
 from narrator.lexicon import Lexicon
 from narrator.limits import Limits
@@ -30,6 +31,7 @@ try:
         workflow.source_path("../schemas/config.schema.yaml"),
         workflow.config_settings.overwrite_config or {},
     )
+    BOOK_ID = config["book_id"] or book_id_for(config["book"])
     ENGINE = engine_class(config["engine"])
     # Hours into a run is too late to learn that a model file or a GPU is missing.
     ENGINE.preflight(config["engines"].get(config["engine"], {}))
@@ -41,6 +43,8 @@ try:
         config["notes"],
         Limits.from_config(config),
     ).language
+    # Another book's results under this id would be deleted by this book's plan.
+    check_source(Path(config["results"]) / BOOK_ID, Path(config["book"]), BOOK_ID)
     # An English voice reading a French book is gibberish: refuse that now, or let an engine
     # that picks its voice by language pick it here, so the plan and the renders share it.
     config["engines"][config["engine"]] = ENGINE.for_language(
@@ -59,11 +63,11 @@ except Exception as error:  # a bug: one line here, the traceback in the plan lo
         log_bug(
             f"reading {config['book']}",
             error,
-            Path("logs/plan_catalog") / f"{book_id_for(config['book'])}.log",
+            Path("logs/plan_catalog")
+            / f"{config.get('book_id') or book_id_for(config['book'])}.log",
         )
     )
 
-BOOK_ID = book_id_for(config["book"])
 RESULTS = config["results"]
 ENGINE_OPTIONS = config["engines"].get(config["engine"], {})
 GPUS_PER_RENDER = 1 if ENGINE.device(ENGINE_OPTIONS).startswith("cuda") else 0
