@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import soundfile as sf
 
+from narrator import interrupt
 from narrator.audio import SUBTYPE, AudioCheckError, decode_verified
 from narrator.catalog import COMPLETED, Row, read_planned, recorded, wav_file
 from narrator.errors import CatalogError
@@ -111,6 +112,7 @@ def _layout(
     """The book's samples in order, piece by piece: lead pad, each segment and its pause, trail pad."""
     yield from _silence(timeline.lead)
     for row, span in zip(rows, timeline.spans, strict=True):
+        interrupt.check()  # a long book assembles for minutes: Ctrl-C must not wait for the end
         pcm = pcm_of(row)
         if pcm is not None:
             if len(pcm) != span.end - span.start:  # verified against the same recorded frames

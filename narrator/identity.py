@@ -21,16 +21,17 @@ from narrator.publish import replace_durably
 SOURCE_FILE = "source.json"
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     with path.open("rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def record_source(results_dir: Path, book_path: Path) -> None:
-    """Write, atomically, which book ``results_dir`` holds."""
+def record_source(results_dir: Path, book_path: Path) -> str:
+    """Write, atomically, which book ``results_dir`` holds; return the book's SHA-256."""
     book = book_path.resolve()
-    record = {"path": str(book), "sha256": _sha256(book)}
+    record = {"path": str(book), "sha256": file_sha256(book)}
     replace_durably(results_dir / SOURCE_FILE, json.dumps(record, indent=2).encode() + b"\n")
+    return record["sha256"]
 
 
 def check_source(results_dir: Path, book_path: Path, book_id: str) -> None:
@@ -47,7 +48,7 @@ def check_source(results_dir: Path, book_path: Path, book_id: str) -> None:
             "or set book_id to give this book its own folder"
         ) from None
     book = book_path.resolve()
-    if recorded_path == str(book) or recorded_sha256 == _sha256(book):
+    if recorded_path == str(book) or recorded_sha256 == file_sha256(book):
         return
     raise UserError(
         f"{results_dir} holds another book, {recorded_path}, not {book}; give this one its own "

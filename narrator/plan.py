@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from narrator import interrupt
 from narrator.audio import AudioCheckError, check_wav_file
 from narrator.book import Book
 from narrator.catalog import (
@@ -24,8 +25,10 @@ from narrator.catalog import (
     write_catalog,
 )
 from narrator.engines import engine_class
+from narrator.identity import record_source
 from narrator.ingest import read_book, select_chapters
 from narrator.lexicon import Lexicon
+from narrator.limits import Limits, check_segment_count
 from narrator.normalize import is_english, normalize, normalize_title
 from narrator.publish import TEMP_MARK, replace_durably
 from narrator.segment import Speaker, describe_segmenter, segment_book
@@ -69,6 +72,8 @@ class PlanSettings:
     notes: str = "drop"
     #: Web addresses: say their "host", or "skip" them.
     urls: str = "host"
+    #: Size limits on the book and its plan; None checks none.
+    limits: Limits | None = None
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> PlanSettings:
@@ -84,19 +89,12 @@ class PlanSettings:
             language=config["language"],
             notes=config["notes"],
             urls=config["urls"],
+            limits=Limits.from_config(config),
         )
 
     def digest(self) -> str:
         """A digest of every setting, recorded with the plan."""
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True, default=str).encode()).hexdigest()
-
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def speaker_for(settings: PlanSettings, language: str) -> Speaker:
@@ -117,7 +115,10 @@ SEGMENTS_DIR = "segments"
 
 def plan_rows(book: Book, settings: PlanSettings) -> list[Row]:
     language = settings.language or book.language
-    segments = list(segment_book(book, settings.budget, speaker_for(settings, language), language))
+    segments = []
+    for segment in segment_book(book, settings.budget, speaker_for(settings, language), language):
+        interrupt.check()  # a long book plans for minutes: Ctrl-C must not wait for the end
+        segments.append(segment)
     ids = segment_ids([s.spoken for s in segments], render_key(settings.engine, settings.options))
     return [
         {
@@ -146,6 +147,7 @@ def adopt_published(catalog_path: Path, rows: list[Row]) -> tuple[int, int]:
     """
     adopted = damaged = 0
     for row in rows:
+        interrupt.check()
         path = wav_file(catalog_path, row)
         if not path.exists():
             continue
@@ -213,15 +215,19 @@ def write_plan(
     Already published WAVs of unchanged segments are adopted; leftovers are removed.
     """
     catalog_path = Path(catalog_path)
-    whole = read_book(book_path, settings.notes)
+    # Claim the results folder for this book before anything in it is removed.
+    source_sha256 = record_source(catalog_path.parent, Path(book_path))
+    whole = read_book(book_path, settings.notes, settings.limits)
     book = select_chapters(whole, settings.include, settings.exclude)
     language = settings.language or book.language
     rows = plan_rows(book, settings)
+    if settings.limits is not None:
+        check_segment_count(len(rows), settings.limits)
     segments_dir = catalog_path.parent / SEGMENTS_DIR
     segments_dir.mkdir(parents=True, exist_ok=True)
     leftovers = remove_leftovers(segments_dir, {wav_file(catalog_path, row).name for row in rows})
     adopted, damaged = adopt_published(catalog_path, rows)
-    record = PlanRecord.of(rows, _file_sha256(Path(book_path)), settings.digest())
+    record = PlanRecord.of(rows, source_sha256, settings.digest())
     write_book_json(book, Path(book_json_path), language, record)
     write_catalog(catalog_path, rows)
     decoded = "" if book.encoding == "utf-8" else f" (text decoded as {book.encoding})"

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from narrator import catalog
+from narrator import catalog, interrupt
 from narrator.audio import AudioCheckError, check_wav_file, encode_wav
 from narrator.engines import get_engine, load_count
 from narrator.errors import UserError
@@ -52,6 +52,7 @@ def render_segment(
     options: Mapping[str, Any],
 ) -> str:
     """Synthesize, verify, mark and publish one segment (order: see the module docstring)."""
+    interrupt.check()  # jobs already handed to Snakemake's thread pool still start after Ctrl-C
     row = catalog.segment_row(catalog_path, segment_id)
     started = time.monotonic()
     voice = get_engine(engine, options)

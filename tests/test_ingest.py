@@ -214,7 +214,7 @@ def test_directory_is_not_a_book(tmp_path: Path) -> None:
     folder.mkdir()
     with pytest.raises(BookError) as info:
         read_book(folder)
-    _assert_one_line(info.value, "no such book file")
+    _assert_one_line(info.value, "is a directory, not a book file")
 
 
 @pytest.mark.parametrize("name", ["book.pdf", "book.docx", "book"])
