@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
-from narrator.catalog import COMPLETED, QUEUED, read_catalog
+from narrator.catalog import COMPLETED, QUEUED, read_catalog, wav_file
 from narrator.engines.base import EngineError
 
 if not os.environ.get("CI"):
@@ -127,7 +127,7 @@ def test_end_to_end_through_snakemake_one_load_and_identical_rerender(workdir, t
     assert all(log.read_text().rstrip().endswith("engines loaded in this process: 1") for log in logs)
     book = (results / "tiny.wav").read_bytes()
     for row in rows:
-        (workdir.path / row["wav_path"]).unlink()
+        wav_file(results / "catalog.tsv", row).unlink()
     (results / "tiny.wav").unlink()
     workdir.snakemake(*args)
     assert [r["sha256"] for r in read_catalog(results / "catalog.tsv")] == [r["sha256"] for r in rows]

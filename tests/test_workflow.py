@@ -7,7 +7,7 @@ import pytest
 import yaml
 from conftest import REPO, read_audio
 
-from narrator.catalog import COMPLETED, read_catalog
+from narrator.catalog import COMPLETED, read_catalog, wav_file
 from narrator.timeline import build_timeline
 
 pytestmark = pytest.mark.slow
@@ -97,7 +97,7 @@ def test_completed_row_with_missing_wav_is_rerendered(workdir, reference_book):
     rows = read_catalog(workdir.results() / "catalog.tsv")
     missing = [rows[3], rows[20]]
     for row in missing:
-        (workdir.path / row["wav_path"]).unlink()
+        wav_file(workdir.results() / "catalog.tsv", row).unlink()
     _as_if_killed_before_assembly(workdir)
     started = len(workdir.rendered_jobs())
     workdir.run_book()
@@ -109,7 +109,7 @@ def test_stray_temp_files_are_ignored_and_cleaned(workdir, reference_book):
     workdir.run_book()
     rows = read_catalog(workdir.results() / "catalog.tsv")
     segments = workdir.results() / "segments"
-    victim = workdir.path / rows[7]["wav_path"]
+    victim = wav_file(workdir.results() / "catalog.tsv", rows[7])
     victim.unlink()
     stray_of_victim = segments / f".{victim.name}.tmp-999-1"
     stray_of_victim.write_bytes(b"RIFF partial")
@@ -128,7 +128,7 @@ def test_wav_truncated_behind_the_catalogs_back_is_named_then_rerendered(workdir
     workdir.run_book()
     rows = read_catalog(workdir.results() / "catalog.tsv")
     victim = rows[11]
-    wav = workdir.path / victim["wav_path"]
+    wav = wav_file(workdir.results() / "catalog.tsv", victim)
     wav.write_bytes(wav.read_bytes()[:1000])
     failed = workdir.run_book(check=False)
     assert failed.returncode != 0
