@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,8 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 BOOKS = REPO / "tests" / "data" / "books"
 #: The README's run command; tests add --config engine=espeak for speed.
 RUN_ARGS = ["--cores", "8", "--resources", "gpu=1"]
+#: How a render log ends (narrator.render): the process that rendered the segment and its engine count.
+RENDER_LOG_END = re.compile(r"; pid (\d+), engines loaded in this process: (\d+)$")
 
 
 class Workdir:
@@ -67,6 +71,20 @@ class Workdir:
 
     def results(self, book_id: str = "sample") -> Path:
         return self.path / "results" / book_id
+
+    def render_pid(self, segment_ids: Iterable[str], book_id: str = "sample") -> str:
+        """The one process that rendered these segments, by the pid their render logs name.
+
+        Each log must also say that this process had loaded one engine, no more.
+        """
+        pids = set()
+        for segment_id in segment_ids:
+            line = (self.path / "logs" / "render_segment" / book_id / f"{segment_id}.log").read_text().strip()
+            match = RENDER_LOG_END.search(line)
+            assert match and match.group(2) == "1", f"{segment_id}: {line}"
+            pids.add(match.group(1))
+        assert len(pids) == 1, f"rendered in {len(pids)} processes: {sorted(pids)}"
+        return pids.pop()
 
     def rendered_jobs(self) -> list[str]:
         """Segment ids of every render job Snakemake started in this workdir, from its own logs."""
