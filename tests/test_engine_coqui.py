@@ -6,6 +6,7 @@ local-checkpoint path uses Coqui's real loading code end to end.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 
 import numpy as np
@@ -20,6 +21,7 @@ if not os.environ.get("CI"):
 
 from coqui_model import build_tiny_vits
 
+from narrator.engines._coqui_worker import serve
 from narrator.engines.coqui import CoquiEngine
 
 TEXT = "The lamp was lit at six o'clock, and nobody saw it."
@@ -49,13 +51,38 @@ def test_loads_once_and_renders_deterministically(engine):
     assert engine.loads == 1
 
 
-def test_out_of_memory_once_is_retried(tiny_vits):
-    engine = CoquiEngine.load({**tiny_vits, "test_faults": {"oom": "OOM-ONCE"}})
+def test_out_of_memory_once_is_retried_with_the_same_seed(tiny_vits, engine):
+    text, options = f"{TEXT} OOM-ONCE", {**tiny_vits, "test_faults": {"oom": "OOM-ONCE"}}
+    # The worker as CoquiEngine starts it, talked to directly: its replies name the attempt that worked.
+    context = multiprocessing.get_context("spawn")
+    host, child = context.Pipe()
+    worker = context.Process(target=serve, args=(child, options, "cpu"), daemon=True)
+    worker.start()
+    child.close()
     try:
-        samples = engine.synthesize(f"{TEXT} OOM-ONCE", seed=1)
-        assert len(samples) > 0 and engine.loads == 1
+        assert host.recv()[0] == "ready"
+        replies = []
+        for _ in range(2):
+            host.send((text, 1))
+            replies.append(host.recv())
     finally:
-        engine.close()
+        host.close()
+        worker.kill()
+        worker.join()
+    (status, retried, attempt), (_, again, next_attempt) = replies
+    # The injected OOM failed the first attempt, the retry succeeded; the next request needed one try.
+    assert (status, attempt, next_attempt) == ("ok", 2, 1)
+    # The retry seeds afresh: the same samples as a render that met no OOM.
+    expected = engine.synthesize(text, seed=1)
+    np.testing.assert_array_equal(retried, expected)
+    np.testing.assert_array_equal(again, expected)
+    # Through the engine: the same samples, and the model was not restarted for it.
+    faulty = CoquiEngine.load(options)
+    try:
+        np.testing.assert_array_equal(faulty.synthesize(text, seed=1), expected)
+        assert faulty.loads == 1
+    finally:
+        faulty.close()
 
 
 def test_out_of_memory_twice_fails_naming_the_length(tiny_vits):
