@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -57,7 +58,6 @@ def test_concurrent_matches_sequential(engine: EspeakEngine) -> None:
     [
         "She said \"hello\" and 'goodbye'.",
         "tab\there, newline\nthere,\r\nand done.",
-        "$(rm -rf /) `echo pwned`; && | > /tmp/x",
         "naïve café — ‘quoted’ «guillemets» 東京",
         "nul\0byte and lone surrogate \ud800 here",
         "<speak>not ssml</speak> [[h@l'oU]]",
@@ -67,6 +67,29 @@ def test_awkward_text_synthesizes(engine: EspeakEngine, text: str) -> None:
     audio = engine.synthesize(text, seed=0)
     assert audio.size > engine.sample_rate // 4
     assert np.abs(audio).max() > 0.05
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "It cost $(touch {canary}) pounds.",
+        "It cost `touch {canary}` pounds.",
+        "Say '; touch {canary}; echo ' again.",
+        'He said "; touch {canary}; echo " twice.',
+        "Stop; touch {canary} && echo here.",
+        "Write this > {canary} now.",
+    ],
+)
+def test_shell_syntax_in_the_text_is_spoken_never_run(
+    engine: EspeakEngine,
+    tmp_path: Path,
+    template: str,
+) -> None:
+    # Each payload creates the canary if a shell reads the text: bare, in single or in double quotes.
+    canary = tmp_path / "canary"
+    audio = engine.synthesize(template.format(canary=canary), seed=0)
+    assert audio.size > engine.sample_rate // 2
+    assert not canary.exists()
 
 
 def test_unknown_voice() -> None:
