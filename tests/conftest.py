@@ -9,7 +9,8 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,8 @@ BOOKS = REPO / "tests" / "data" / "books"
 RUN_ARGS = ["--cores", "8", "--resources", "gpu=1"]
 #: How a render log ends (narrator.render): the process that rendered the segment and its engine count.
 RENDER_LOG_END = re.compile(r"; pid (\d+), engines loaded in this process: (\d+)$")
+#: Seconds between two looks at a run under test: often enough to land a kill, rare enough not to slow it.
+POLL_S = 0.05
 
 
 class Workdir:
@@ -104,6 +107,14 @@ def kill_group(process: subprocess.Popen) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
+
+
+def kill_when(process: subprocess.Popen, ready: Callable[[], bool], deadline: float = 120.0) -> None:
+    """SIGKILL the run's process group once ``ready()`` holds, looked at every POLL_S (or when it ends)."""
+    start = time.monotonic()
+    while process.poll() is None and time.monotonic() - start < deadline and not ready():
+        time.sleep(POLL_S)
+    kill_group(process)
 
 
 def read_audio(path: Path):
