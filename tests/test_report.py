@@ -175,6 +175,36 @@ def test_report_is_self_contained_and_shows_every_plot(workdir, chromium, tmp_pa
         assert plot["width"] > 300 and plot["height"] > 100, plot
 
 
+@pytest.mark.slow
+def test_plots_of_a_real_run_show_its_chapters_segments_and_loudness(reference_book):
+    *_, rows, work = reference_book
+    shown = svg_texts(work.results() / "report")
+    titles = list(dict.fromkeys(row["chapter_title"] for row in rows))
+    assert titles == ["Chapter 1: The Last Lamp", "Chapter 2: The Fog", "Chapter 3: Tamsin"]
+    assert [f"{number}. {title}" for number, title in enumerate(titles, start=1)] == [
+        text for text in shown["chapter_minutes"] if re.match(r"\d+\. ", text)
+    ]
+    total = re.compile(r"Audio per chapter: \d+\.\d min in 3 chapters")
+    assert any(total.fullmatch(text) for text in shown["chapter_minutes"])
+    count = len(rows)
+    assert any(text.startswith(f"Render speed of {count} segments: median ") for text in shown["render_rtf"])
+    assert any(text.startswith(f"Throughput: {count} segments, ") for text in shown["throughput"])
+    assert any(text.startswith(f"The 15 slowest of {count} segments: ") for text in shown["slowest_segments"])
+    # The loudness plot shows the figures assembly measured and applied, as loudness.json has them.
+    figures = json.loads((work.results() / "loudness.json").read_text())
+    measured = [
+        figures[when][key] for key in ("integrated_lufs", "true_peak_dbtp") for when in ("before", "after")
+    ]
+    gain = f"gain {figures['gain_db']:+.2f} dB applied to the whole book (limited by {figures['limited_by']})"
+    for label in (
+        *(f"{value:.2f}" for value in measured),
+        f"target {figures['target_lufs']:g}",
+        f"ceiling {figures['true_peak_ceiling_dbtp']:g}",
+        f"Loudness: {gain}",
+    ):
+        assert label in shown["loudness"], (label, shown["loudness"])
+
+
 LOUDNESS = {
     "target_lufs": -18.0,
     "true_peak_ceiling_dbtp": -1.5,
@@ -183,6 +213,18 @@ LOUDNESS = {
     "limited_by": "true_peak",
     "after": {"integrated_lufs": -22.52, "true_peak_dbtp": -1.5},
 }
+
+
+def svg_texts(folder: Path) -> dict[str, list[str]]:
+    """The texts each plot in the folder shows, by name.
+
+    matplotlib draws text as glyph outlines, each after an XML comment holding the text it draws.
+    """
+    shown = {}
+    for name in PLOTS:
+        svg = (folder / f"{name}.svg").read_text()
+        shown[name] = [html.unescape(text).strip() for text in re.findall(r"<!-- (.*?) -->", svg, re.S)]
+    return shown
 
 
 def _plots(tmp_path: Path, rows: list, loudness: dict, pauses: dict | None) -> dict[str, Path]:
@@ -209,6 +251,21 @@ def test_plots_from_a_hand_made_catalog_are_svg_and_reproducible(tmp_path):
         assert svg.lstrip().startswith("<?xml") and "<svg" in svg, name
         assert first[name].read_bytes() == second[name].read_bytes(), f"{name} differs between two draws"
     assert not list((tmp_path / "a" / "report").glob(".*")), "a temp file was left behind"
+    shown = svg_texts(tmp_path / "a" / "report")
+    # 10 segments of 2 s and 10 sentence pauses of 0.35 s per chapter: 23.5 s each, 70.5 s in all.
+    for label in ("1. Chapter 1: The Last Lamp", "2. The Fog", "3. Chapter 3", "0.4", "speech", "pauses"):
+        assert label in shown["chapter_minutes"], label
+    assert "Audio per chapter: 1.2 min in 3 chapters" in shown["chapter_minutes"]
+    # Each segment took 1.5 s to render 2 s of audio, one finished every 3 s.
+    assert "Render speed of 30 segments: median 1x faster than real time" in shown["render_rtf"]
+    assert "median 0.75" in shown["render_rtf"]
+    assert "Throughput: 30 segments, 1.0 audio minutes in 0:01:27 wall clock" in shown["throughput"]
+    assert "The 15 slowest of 30 segments: 50% of all render time" in shown["slowest_segments"]
+    assert "ch 1 #1 000000: Sentence 0." in shown["slowest_segments"]
+    assert "1.5 s, 2.0 s audio, RTF 0.75" in shown["slowest_segments"]
+    for label in ("-21.25", "-22.52", "-0.23", "-1.50", "target -18", "ceiling -1.5"):
+        assert label in shown["loudness"], label
+    assert "Loudness: gain -1.27 dB applied to the whole book (limited by true_peak)" in shown["loudness"]
 
 
 def test_plots_survive_a_partial_catalog_and_a_silent_book(tmp_path):
@@ -218,8 +275,19 @@ def test_plots_survive_a_partial_catalog_and_a_silent_book(tmp_path):
     rows = make_rows(PLAN)
     # Dollar signs would be TeX math to matplotlib; unbalanced ones must not break a label.
     rows[0].update(text="It cost $5, then $6 and a $", chapter_title="Price: $ and _^")
-    outputs = _plots(tmp_path, rows, silent, {"sentence": 0.35})
-    assert all(path.stat().st_size > 1000 for path in outputs.values())
+    _plots(tmp_path, rows, silent, {"sentence": 0.35})
+    shown = svg_texts(tmp_path / "report")
+    # 17 of 30 segments rendered: speech only (no pauses until the book is complete), 34 s in all.
+    assert "Audio per chapter: 0.6 min in 3 chapters" in shown["chapter_minutes"]
+    assert "minutes of audio" in shown["chapter_minutes"] and "pauses" not in shown["chapter_minutes"]
+    assert "1. Price: $ and _^" in shown["chapter_minutes"]
+    assert "ch 1 #1 000000: It cost $5, then $6 and a $" in shown["slowest_segments"]
+    assert "Throughput: 17 segments, 0.6 audio minutes in 0:00:48 wall clock" in shown["throughput"]
+    assert shown["loudness"].count("n/a (silent)") == 2
     # Nothing rendered yet: every plot still draws (saying so) instead of failing.
-    outputs = _plots(tmp_path / "none", make_rows([("Only", 3, 0)]), LOUDNESS, None)
-    assert all(path.is_file() for path in outputs.values())
+    _plots(tmp_path / "none", make_rows([("Only", 3, 0)]), LOUDNESS, None)
+    shown = svg_texts(tmp_path / "none" / "report")
+    assert "Audio per chapter: 0.0 min in 1 chapters" in shown["chapter_minutes"]
+    assert "no timed renders in the catalog" in shown["render_rtf"]
+    assert "fewer than two timed completions in the catalog" in shown["throughput"]
+    assert "no timed renders in the catalog" in shown["slowest_segments"]
