@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import pytest
@@ -25,6 +25,8 @@ BOOKS = REPO / "tests" / "data" / "books"
 RUN_ARGS = ["--cores", "8", "--resources", "gpu=1"]
 #: How a render log ends (narrator.render): the process that rendered the segment and its engine count.
 RENDER_LOG_END = re.compile(r"; pid (\d+), engines loaded in this process: (\d+)$")
+#: A dry run's line for a job's resources, e.g. "resources: tmpdir=/tmp, gpu=0".
+GPU_RESOURCE = re.compile(r"^\s*resources: .*\bgpu=(\d+)", re.MULTILINE)
 #: Seconds between two looks at a run under test: often enough to land a kill, rare enough not to slow it.
 POLL_S = 0.05
 
@@ -42,16 +44,36 @@ class Workdir:
             else:
                 shutil.copy2(source, path / name)
 
-    def snakemake(self, *args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess:
+    def snakemake(
+        self, *args: str, check: bool = True, timeout: float = 600, env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess:
         result = subprocess.run(
-            [*SNAKEMAKE, *args], check=False, cwd=self.path, capture_output=True, text=True, timeout=timeout
+            [*SNAKEMAKE, *args],
+            check=False,
+            cwd=self.path,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
         )
         if check and result.returncode != 0:
             raise AssertionError(f"snakemake {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
         return result
 
-    def run_book(self, *config: str, check: bool = True) -> subprocess.CompletedProcess:
-        return self.snakemake(*RUN_ARGS, "--config", "engine=espeak", *config, check=check)
+    def run_book(
+        self, *config: str, check: bool = True, target: str = "all", configfile: str = ""
+    ) -> subprocess.CompletedProcess:
+        """The README's run (or one target of it) with espeak, the config's overrides, a config file."""
+        files = ["--configfile", configfile] if configfile else []
+        return self.snakemake(target, *RUN_ARGS, *files, "--config", "engine=espeak", *config, check=check)
+
+    def render_job_gpus(self, *args: str, env: Mapping[str, str] | None = None) -> list[int]:
+        """Plan the book, then list the gpu resource of each render job a dry run of the rest shows."""
+        self.snakemake("--cores", "1", "--until", "plan_catalog", *args, env=env)
+        dry = self.snakemake("-n", *RUN_ARGS, *args, env=env).stdout
+        jobs = dry.split("rule render_segment:")[1:]
+        # Each job's block ends at the next rule; its resources line is inside it.
+        return [int(GPU_RESOURCE.search(job.split("rule ")[0]).group(1)) for job in jobs]
 
     def start_book(self, *config: str) -> subprocess.Popen:
         """Start a run in its own process group, so the whole group can be killed at once."""

@@ -138,11 +138,13 @@ BOOK = (
     "# Tiny\n\n## One\n\nThe lamp was lit at six. Nobody saw it.\n\n"
     "## Two\n\nThe fog came in. NANTEXT appears here. A boat OOMTWICE came home.\n"
 )
+#: The book without the words that inject faults.
+CLEAN_BOOK = BOOK.replace("NANTEXT", "Fog").replace("OOMTWICE", "slowly")
 
 
 @pytest.mark.slow
 def test_end_to_end_through_snakemake_one_load_and_identical_rerender(workdir, tiny_vits):
-    (workdir.path / "tiny.md").write_text(BOOK.replace("NANTEXT", "Fog").replace("OOMTWICE", "slowly"))
+    (workdir.path / "tiny.md").write_text(CLEAN_BOOK)
     configfile = _coqui_config(workdir, tiny_vits)
     args = ("--cores", "2", "--resources", "gpu=1", "--configfile", configfile, "--config", "book=tiny.md")
     workdir.snakemake(*args)
@@ -177,3 +179,30 @@ def test_failing_segments_stay_queued_while_the_rest_complete(workdir, tiny_vits
     assert len(failed) == 2 and all(row["status"] == QUEUED for row in failed)
     assert all(row["status"] == COMPLETED for row in rows if row not in failed)
     assert not (workdir.results("tiny") / "tiny.wav").exists()
+
+
+#: Loaded first in the Snakemake process (via PYTHONPATH): torch answers as if CUDA were there or not.
+FAKE_CUDA = """import torch
+
+torch.cuda.is_available = lambda: {present}
+torch.cuda.device_count = lambda: {count}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("device", "cuda", "gpus"),
+    [("cuda", True, 1), ("auto", True, 1), ("auto", False, 0), ("cpu", True, 0)],
+)
+def test_render_jobs_ask_for_a_gpu_exactly_when_the_model_runs_on_cuda(
+    workdir, tiny_vits, tmp_path, device, cuda, gpus
+):
+    fake = tmp_path / "fake-cuda"
+    fake.mkdir()
+    (fake / "sitecustomize.py").write_text(FAKE_CUDA.format(present=cuda, count=int(cuda)))
+    paths = [str(fake), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+    (workdir.path / "tiny.md").write_text(CLEAN_BOOK)
+    configfile = _coqui_config(workdir, {**tiny_vits, "device": device})
+    gpus_per_job = workdir.render_job_gpus("--configfile", configfile, "--config", "book=tiny.md", env=env)
+    assert gpus_per_job == [gpus] * len(read_catalog(workdir.results("tiny") / "catalog.tsv"))
