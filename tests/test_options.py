@@ -88,12 +88,6 @@ def test_a_chapter_index_given_with_config_on_the_command_line_is_an_index(tiny)
     assert _titles(tiny) == SECTIONS
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: plan_catalog's only param is a PlanSettings dataclass, which Snakemake 9.27.1 does not "
-    "record (params: [] in .snakemake/metadata), so a changed engine option never re-plans: "
-    "'Nothing to be done' and the book keeps the old voice",
-)
 def test_a_voice_option_change_rerenders_every_segment(tiny):
     tiny.run_book(BOOK, target="render_all")
     before = _rows(tiny)

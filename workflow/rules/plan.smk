@@ -11,7 +11,9 @@ checkpoint plan_catalog:
     log:
         "logs/plan_catalog/{book}.log",
     params:
-        settings=PLAN_SETTINGS,
+        # Snakemake records only params of built-in types, and reruns a job whose params changed:
+        # the digest makes a changed voice option, budget or chapter choice re-plan the book.
+        settings=PLAN_SETTINGS.digest(),
     run:
         from narrator.workflow import run_logged
         from narrator.plan import write_plan
