@@ -1,8 +1,17 @@
 # narrator: book in, audiobook out. Plan (checkpoint) -> render one job per segment -> assemble
 # the master WAV -> package (M4B, chapter files, subtitles).
+import logging
+from pathlib import Path
+
 from snakemake.utils import min_version
 
+from narrator.workflow import describe_os_error, write_disk_full_log
+
 min_version("9.0")
+
+# On a full disk Snakemake's own log file (.snakemake/log/) cannot be written, and Python's logging
+# would print a traceback for every line it drops; the lines still reach the terminal.
+logging.raiseExceptions = False
 
 
 configfile: "config.yaml"
@@ -22,3 +31,12 @@ include: "workflow/rules/report.smk"
 rule all:
     input:
         get_final_output(),
+
+
+# onstart runs only in the main process of a real run: not for a dry run or when nothing is to be
+# done, and not in cluster jobs, which Snakemake starts with --no-hooks.
+onstart:
+    try:
+        write_disk_full_log()
+    except OSError as error:
+        fail(describe_os_error(error) or str(error))
