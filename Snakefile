@@ -5,7 +5,8 @@ from pathlib import Path
 
 from snakemake.utils import min_version
 
-from narrator.workflow import describe_os_error, write_disk_full_log
+from narrator.errors import UserError
+from narrator.workflow import start_run
 
 min_version("9.0")
 
@@ -33,10 +34,11 @@ rule all:
         get_final_output(),
 
 
+# One run at a time per book's results folder (narrator/lock.py), held until this process exits.
 # onstart runs only in the main process of a real run: not for a dry run or when nothing is to be
 # done, and not in cluster jobs, which Snakemake starts with --no-hooks.
 onstart:
     try:
-        write_disk_full_log()
-    except OSError as error:
-        fail(describe_os_error(error) or str(error))
+        start_run(Path(RESULTS) / BOOK_ID)
+    except UserError as error:
+        fail(str(error))

@@ -14,6 +14,7 @@ from typing import Any
 from snakemake.exceptions import WorkflowError
 
 from narrator.errors import UserError
+from narrator.lock import ResultsLock
 
 #: What the user does about a failure of the machine rather than of narrator.
 MACHINE_FAULTS: dict[int, str] = {
@@ -83,6 +84,19 @@ def write_disk_full_log() -> None:
         os.replace(temp, DISK_FULL_LOG)
     finally:
         temp.unlink(missing_ok=True)
+
+
+def start_run(book_results: Path) -> None:
+    """Before a run's first job, in its main process: hold the book's results folder (narrator.lock)
+    until the process exits, and write DISK_FULL_LOG. UserError, one line, if either fails."""
+    try:
+        ResultsLock(book_results, "snakemake").acquire()
+        write_disk_full_log()
+    except OSError as error:
+        fault = describe_os_error(error)
+        if fault is None:
+            raise
+        raise UserError(fault) from None
 
 
 def job_name(log: Path) -> str:

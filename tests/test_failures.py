@@ -1,4 +1,4 @@
-"""Faults of the machine, not of narrator: a full disk, a permission, a second run on one book.
+"""Faults of the machine, not of narrator: a full disk, a read-only folder, a second run on one book.
 
 The full-disk tests mount a real tmpfs (root only, as in CI) and fill it, so every write fails the
 way it fails on a real disk: ENOSPC from whichever write comes first.
@@ -13,11 +13,12 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import Workdir, kill_group, read_audio
+from conftest import RUN_ARGS, Workdir, kill_group, read_audio
 from snakemake.exceptions import WorkflowError
 from test_faults import tiny_disk  # noqa: F401 - the fixture under disk
 
@@ -225,6 +226,18 @@ def test_a_disk_that_fills_up_mid_render_fails_in_one_line_per_job_and_a_rerun_f
     assert not [log for log in (work.path / "logs").rglob("*") if log.is_file() and log.stat().st_size == 0]
 
 
+@pytest.mark.slow
+def test_a_read_only_results_folder_is_one_line(disk, workdir):
+    disk.remount("ro")
+    result = workdir.run_book(f"results={disk.path}", check=False)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last == (
+        f"narrator: {disk.path}/sample: Read-only file system; make the filesystem writable, {RERUN}"
+    )
+
+
 # --- one run per results folder -------------------------------------------------------------
 
 HOLDER = """
@@ -290,3 +303,46 @@ def test_a_lock_is_held_until_released(tmp_path):
     first.release()
     with holding(tmp_path, "second"):
         pass
+
+
+def _wait_for(condition, what: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_a_second_run_on_the_same_results_folder_is_refused_and_the_first_finishes(tmp_path, reference_book):
+    """The old workflow let both runs render everything, each deleting the other's temps."""
+    first, second = Workdir(tmp_path / "first"), Workdir(tmp_path / "second")
+    results = tmp_path / "results"
+    book = results / "sample"
+    run = first.start_book(f"results={results}")
+    try:
+        _wait_for(lambda: len(list((book / "segments").glob("*.wav"))) >= 5, "the first run's renders")
+        # Paused mid-render, the first run still holds the folder, however long the second takes.
+        os.killpg(run.pid, signal.SIGSTOP)
+        # Let in, it would render beside the first (or wait for ever on the catalog the first holds).
+        refused = second.snakemake(
+            *RUN_ARGS, "--config", "engine=espeak", f"results={results}", check=False, timeout=180
+        )
+        dry = second.snakemake("-n", "--config", "engine=espeak", f"results={results}")
+        os.killpg(run.pid, signal.SIGCONT)
+        assert run.wait(timeout=600) == 0
+    finally:
+        kill_group(run)
+    assert refused.returncode != 0, "the second run was let in"
+    assert "Traceback" not in refused.stderr
+    holder = json.loads((book / LOCK_NAME).read_text())  # the lock file stays after the run
+    assert (holder["pid"], holder["cwd"]) == (run.pid, str(first.path))
+    assert refused.stderr.strip().splitlines()[-1] == (
+        f"narrator: {book} is in use by snakemake (pid {run.pid}, host {holder['host']}, "
+        f"since {holder['since']}, in {first.path}); wait for it to finish or stop it, then run again"
+    )
+    assert second.rendered_jobs() == []
+    # A dry run writes nothing, so it does not need the folder to itself.
+    assert "render_segment" in dry.stdout + dry.stderr
+    assert np.array_equal(read_audio(book / "sample.wav")[0], reference_book[0])
+    assert all(row["status"] == COMPLETED for row in read_catalog(book / "catalog.tsv"))
