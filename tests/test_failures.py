@@ -208,12 +208,9 @@ def test_a_disk_that_fills_up_mid_render_fails_in_one_line_per_job_and_a_rerun_f
     disk.fill(leave_kib=8 * 1024)
     failed = work.run_book(f"results={results}", check=False)
     _check_full_disk_failure(failed, work.path / "logs")
-    if layout == "whole workdir":
-        # Snakemake stops at the first job whose metadata it cannot record: one line of its own.
-        assert failed.stderr.rstrip().endswith(
-            f"Please ensure write permissions for the directory {work.path}/.snakemake"
-        )
-    else:
+    if layout == "results and logs":
+        # With its own files on the full disk, Snakemake may stop first, at a job whose metadata
+        # it cannot record (one line of its own); here every pending render fails.
         assert "Error in rule render_segment:" in failed.stderr
     rows = read_catalog(results / "sample" / "catalog.tsv")
     finished = sum(row["status"] == COMPLETED for row in rows)
