@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from narrator.identity import record_source
 from narrator.ingest import read_book, select_chapters
 from narrator.lexicon import Lexicon
 from narrator.limits import Limits, check_segment_count
+from narrator.lock import holding
 from narrator.normalize import is_english, normalize, normalize_title
 from narrator.publish import TEMP_MARK, replace_durably
 from narrator.segment import Speaker, describe_segmenter, segment_book
@@ -256,12 +257,22 @@ def unproven_plan(catalog_path: Path, master_path: Path) -> str | None:
     return None
 
 
-def discard_unproven_plan(catalog_path: Path, master_path: Path) -> None:
-    """Remove what an unproven plan made, so that Snakemake plans and assembles the book again.
+def replan_if_unproven(results_dir: Path, book_id: str, dry_run: Callable[[], bool]) -> str | None:
+    """Make Snakemake plan again a book whose plan no longer proves it; say so in one line.
 
     Snakemake does not re-run a job for a missing intermediate file while the final outputs
-    stand, so the master goes too; the segment WAVs stay, and the new plan adopts every one
-    whose certificate proves it is its segment's.
+    stand, so the master goes with the catalog and book.json; the segment WAVs stay, and the new
+    plan adopts every one whose certificate proves it is its segment's. A dry run (asked only when
+    there is something to repair: it costs a parse of the command line) only says what a real run
+    will do. The results lock keeps this away from a run at work on the same folder.
     """
-    for path in (catalog_path, catalog_path.with_name(BOOK_JSON), master_path):
-        path.unlink(missing_ok=True)
+    catalog_path, master = results_dir / "catalog.tsv", results_dir / f"{book_id}.wav"
+    problem = unproven_plan(catalog_path, master)
+    if problem is None:
+        return None
+    if dry_run():
+        return f"{problem}; a real run re-plans the book (finished segments are kept)"
+    with holding(results_dir, "a re-plan"):
+        for path in (catalog_path, catalog_path.with_name(BOOK_JSON), master):
+            path.unlink(missing_ok=True)
+    return f"{problem}; re-planning (finished segments are kept)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import time
 import traceback
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from typing import Any
 
 from snakemake.exceptions import WorkflowError
 
+from narrator import interrupt
 from narrator.errors import UserError
 from narrator.lock import ResultsLock
 
@@ -88,7 +90,10 @@ def write_disk_full_log() -> None:
 
 def start_run(book_results: Path) -> None:
     """Before a run's first job, in its main process: hold the book's results folder (narrator.lock)
-    until the process exits, and write DISK_FULL_LOG. UserError, one line, if either fails."""
+    until the process exits, write DISK_FULL_LOG, and let Ctrl-C and SIGTERM reach the stages that
+    run as threads of this process (narrator.interrupt; Snakemake has set its SIGTERM handler by
+    now). UserError, one line, if the lock or the log fails."""
+    interrupt.watch(signal.SIGINT, signal.SIGTERM)
     try:
         ResultsLock(book_results, "snakemake").acquire()
         write_disk_full_log()

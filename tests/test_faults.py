@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import shutil
+import signal
 import subprocess
+import time
 from pathlib import Path
 
+import numpy as np
 import pytest
+from conftest import kill_group, read_audio
 from test_assemble_verify import BOOK, PAUSES, render
 
 from narrator import catalog
@@ -21,7 +26,7 @@ from narrator.assemble import assemble_book
 from narrator.catalog import COMPLETED, read_catalog, wav_file, write_catalog
 from narrator.cli import main
 from narrator.errors import CatalogError
-from narrator.plan import PlanSettings, discard_unproven_plan, unproven_plan, write_plan
+from narrator.plan import PlanSettings, replan_if_unproven, unproven_plan, write_plan
 from narrator.verify import verify_catalog
 
 SETTINGS = PlanSettings(engine="espeak", options={"voice": "en-us"}, budget=60)
@@ -87,7 +92,12 @@ def test_a_lost_row_is_re_planned_and_the_book_comes_out_whole(rendered: Path, b
     problem = unproven_plan(rendered, _master(rendered))
     assert problem is not None and "rows were lost" in problem
 
-    discard_unproven_plan(rendered, _master(rendered))
+    results = rendered.parent
+    said = replan_if_unproven(results, "tiny-book", lambda: True) or ""
+    assert "rows were lost; a real run re-plans" in said and rendered.exists()
+    said = replan_if_unproven(results, "tiny-book", lambda: False) or ""
+    assert "rows were lost; re-planning" in said
+    assert not rendered.exists() and not _master(rendered).exists()
     summary = write_plan(book, rendered, rendered.with_name("book.json"), SETTINGS)
     rows = read_catalog(rendered)
     assert f"{len(rows)} already published" in summary  # every WAV adopted, nothing to render
@@ -191,3 +201,55 @@ def test_a_master_that_cannot_fit_is_refused_naming_the_disk(rendered: Path, tin
     assert caught.value.filename == str(master)
     assert sorted(path.name for path in tiny_disk.iterdir()) == ["filler"]  # no temp left behind
     assert verify_catalog(rendered).requeued == []  # the segments are untouched
+
+
+# --- end to end: a run re-plans what the catalog no longer proves ------------------------------
+
+
+@pytest.mark.slow
+def test_a_run_re_plans_a_cut_or_deleted_catalog_and_the_book_is_whole(workdir, reference_book) -> None:
+    samples, _, rows, _ = reference_book
+    workdir.run_book()
+    results = workdir.results()
+    catalog_path, master = results / "catalog.tsv", results / "sample.wav"
+    assert len(workdir.rendered_jobs()) == len(rows)
+
+    write_catalog(catalog_path, read_catalog(catalog_path)[:-9])  # lost at a row boundary
+    cut = catalog_path.read_bytes()
+    dry = workdir.snakemake("-n", "--cores", "1", "--config", "engine=espeak")
+    assert "rows were lost" in dry.stderr and "a real run re-plans" in dry.stderr
+    assert catalog_path.read_bytes() == cut and master.exists()  # a dry run changes nothing
+
+    rerun = workdir.run_book()
+    assert "rows were lost; re-planning" in rerun.stderr
+    assert np.array_equal(read_audio(master)[0], samples)
+    assert len(read_catalog(catalog_path)) == len(rows)
+
+    catalog_path.unlink()
+    rerun = workdir.run_book()
+    assert "is missing" in rerun.stderr and "re-planning" in rerun.stderr
+    assert np.array_equal(read_audio(master)[0], samples)
+    assert len(workdir.rendered_jobs()) == len(rows)  # every WAV was adopted: nothing rendered again
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_long_plan(workdir) -> None:
+    # About 8 MB of text plans for tens of seconds; before the stop flag, Snakemake waited for the
+    # plan to finish after the first Ctrl-C, and the catalog appeared anyway.
+    paragraph = "It was a bright cold day in April, and the clocks were striking thirteen. " * 8
+    chapters = [f"## Chapter {n}\n\n" + "\n\n".join([paragraph] * 100) for n in range(1, 141)]
+    book = workdir.path / "long-book.md"
+    book.write_text("# A Long Book\n\n" + "\n\n".join(chapters))
+    log = workdir.path / "logs" / "plan_catalog" / "long-book.log"
+    process = workdir.start_book(f"book={book}")
+    try:
+        while process.poll() is None and not log.exists():
+            time.sleep(0.05)
+        time.sleep(0.5)
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait(timeout=120)
+    finally:
+        kill_group(process)
+    assert process.returncode != 0
+    assert not (workdir.results("long-book") / "catalog.tsv").exists()
+    assert "interrupted by the user" in log.read_text()

@@ -15,7 +15,8 @@ from narrator.cluster import (
     keep_group_components_on_restart,
     run_cluster_job_in_this_process,
 )
-from narrator.plan import PlanSettings
+from narrator.invocation import changes_nothing
+from narrator.plan import PlanSettings, replan_if_unproven
 from narrator.workflow import log_bug
 
 
@@ -72,6 +73,18 @@ RESULTS = config["results"]
 ENGINE_OPTIONS = config["engines"].get(config["engine"], {})
 GPUS_PER_RENDER = 1 if ENGINE.device(ENGINE_OPTIONS).startswith("cuda") else 0
 PLAN_SETTINGS = PlanSettings.from_config(config)
+
+# A plan that no longer proves its book (a catalog cut short or gone while the master stands) is
+# made again: left alone, Snakemake says "nothing to be done" or assembles a shorter book.
+if not workflow.remote_exec:
+    try:
+        replanning = replan_if_unproven(
+            Path(RESULTS) / BOOK_ID, BOOK_ID, lambda: changes_nothing(sys.argv)
+        )
+    except UserError as error:
+        fail(str(error))
+    if replanning:
+        print(f"narrator: {replanning}", file=sys.stderr)
 
 
 # Two Snakemake 9.27.1 workarounds for grouped render jobs on a cluster (narrator/cluster.py).
