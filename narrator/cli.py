@@ -11,8 +11,10 @@ from typing import TextIO
 
 from narrator.catalog import read_planned
 from narrator.errors import CatalogError, UserError
+from narrator.lock import holding
 from narrator.status import format_progress, format_status, glyphs_for, progress
 from narrator.verify import verify_catalog
+from narrator.workflow import describe_os_error
 
 #: Home the cursor and clear the screen (only ever written to a terminal).
 CLEAR = "\x1b[H\x1b[2J"
@@ -70,7 +72,9 @@ def _status(args: argparse.Namespace, out: TextIO | None = None, rounds: int | N
 
 def _verify(args: argparse.Namespace) -> None:
     for path in _catalogs(args.catalogs, args.results):
-        print(f"{path}: {verify_catalog(path).summary()}")
+        # A run at work on this book would race verify's deletions and re-queues.
+        with holding(path.parent, "narrator verify"):
+            print(f"{path}: {verify_catalog(path).summary()}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,6 +95,12 @@ def main(argv: list[str] | None = None) -> int:
         args.run(args)
     except UserError as error:
         print(f"narrator: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        fault = describe_os_error(error, then="run the command again")
+        if fault is None:
+            raise
+        print(f"narrator: {fault}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -26,6 +26,7 @@ from narrator.assemble import assemble_book
 from narrator.catalog import COMPLETED, read_catalog, wav_file, write_catalog
 from narrator.cli import main
 from narrator.errors import CatalogError
+from narrator.lock import holding
 from narrator.plan import PlanSettings, replan_if_unproven, unproven_plan, write_plan
 from narrator.verify import verify_catalog
 
@@ -253,3 +254,24 @@ def test_ctrl_c_stops_a_long_plan(workdir) -> None:
     assert process.returncode != 0
     assert not (workdir.results("long-book") / "catalog.tsv").exists()
     assert "interrupted by the user" in log.read_text()
+
+
+# --- verify beside a run, and on a read-only folder --------------------------------------------
+
+
+def test_verify_is_refused_while_a_run_holds_the_book(rendered: Path, capsys) -> None:
+    with holding(rendered.parent, "snakemake"):
+        assert main(["verify", str(rendered)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is in use by snakemake" in err
+    assert main(["verify", str(rendered)]) == 0  # the lock went with its holder
+
+
+def test_verify_on_a_read_only_file_system_is_one_line(rendered: Path, tiny_disk: Path, capsys) -> None:
+    subprocess.run(["umount", str(tiny_disk)], check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(tiny_disk)], check=True)
+    shutil.copytree(rendered.parent, tiny_disk / "tiny-book")
+    subprocess.run(["mount", "-o", "remount,ro", str(tiny_disk)], check=True)
+    assert main(["verify", str(tiny_disk / "tiny-book")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Read-only file system" in err and "Traceback" not in err
