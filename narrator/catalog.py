@@ -151,7 +151,36 @@ def read_catalog(path: str | Path) -> list[Row]:
         raise CatalogError(f"{path}: no catalog here; {PLAN_HINT}") from None
     except (ValueError, csv.Error, UnicodeDecodeError) as error:
         raise CatalogError(f"{path}: the catalog is malformed ({error})") from None
+    for number, row in enumerate(rows, start=1):
+        _check_numbers(path, number, row)
     return rows
+
+
+#: Columns that hold numbers (or nothing, while a row is queued), checked once here so that no
+#: consumer meets a raw ValueError from a hand-edited catalog.
+_NUMBERS = {
+    "sequence": int,
+    "chapter": int,
+    "paragraph": int,
+    "frames": int,
+    "sample_rate": int,
+    "render_seconds": float,
+    "completed_at": float,
+}
+
+
+def _check_numbers(path: Path, number: int, row: Row) -> None:
+    for column, kind in _NUMBERS.items():
+        value = row[column]
+        if not value:
+            continue
+        try:
+            kind(value)
+        except ValueError:
+            raise CatalogError(
+                f"{path}: row {number} (segment {row['segment_id']}) has {column}={value!r}, not a "
+                f"number; restore the catalog, or delete it and {REPLAN_HINT}"
+            ) from None
 
 
 def _format_rows(rows: Iterable[Mapping[str, str]]) -> bytes:

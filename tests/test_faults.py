@@ -275,3 +275,14 @@ def test_verify_on_a_read_only_file_system_is_one_line(rendered: Path, tiny_disk
     assert main(["verify", str(tiny_disk / "tiny-book")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Read-only file system" in err and "Traceback" not in err
+
+
+def test_a_hand_edited_number_is_one_line_naming_the_row(rendered: Path, capsys) -> None:
+    rows = read_catalog(rendered)
+    rows[2]["frames"] = "12x4"
+    write_catalog(rendered, rows)
+    with pytest.raises(CatalogError, match=r"row 3 \(segment \w+\) has frames='12x4', not a number"):
+        read_catalog(rendered)
+    assert main(["status", str(rendered)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "12x4" in err
