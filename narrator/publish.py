@@ -69,6 +69,11 @@ def publishing(path: Path) -> Iterator[Path]:
         fsync_file(temp)
         os.replace(temp, path)
         fsync_dir(path.parent)
+    except OSError as error:
+        # A failed write or fsync on an open file carries no path; the one-line report needs it.
+        if error.filename is None:
+            error.filename = str(path)
+        raise
     finally:
         temp.unlink(missing_ok=True)
 

@@ -163,3 +163,21 @@ def reference_book(tmp_path_factory: pytest.TempPathFactory):
     work.run_book()
     data, rate = read_audio(work.results() / "sample.wav")
     return data, rate, read_catalog(work.results() / "catalog.tsv"), work
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path):
+    """A real 1 MiB file system (tmpfs), so writes fail with ENOSPC as on a full disk."""
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    result = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (needs root): {result.stderr.strip()}")
+    yield mount
+    with contextlib.suppress(subprocess.CalledProcessError):
+        subprocess.run(["umount", str(mount)], check=True)

@@ -20,7 +20,6 @@ import numpy as np
 import pytest
 from conftest import RUN_ARGS, Workdir, kill_group, read_audio
 from snakemake.exceptions import WorkflowError
-from test_faults import tiny_disk  # noqa: F401 - the fixture under disk
 
 from narrator.catalog import COMPLETED, read_catalog
 from narrator.errors import UserError

@@ -7,7 +7,6 @@ results folder lost track of its WAVs, and catalog temps survived every later ru
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import shutil
@@ -173,24 +172,6 @@ def test_catalog_temps_are_removed_by_verify_and_by_the_next_mark(rendered: Path
 
 
 # --- a full disk ------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def tiny_disk(tmp_path: Path):
-    """A real 1 MiB file system (tmpfs), so writes fail with ENOSPC as on a full disk."""
-    mount = tmp_path / "tiny"
-    mount.mkdir()
-    result = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
-        check=False,
-        capture_output=True,
-        text=True,
-    )
-    if result.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here (needs root): {result.stderr.strip()}")
-    yield mount
-    with contextlib.suppress(subprocess.CalledProcessError):
-        subprocess.run(["umount", str(mount)], check=True)
 
 
 def test_a_master_that_cannot_fit_is_refused_naming_the_disk(rendered: Path, tiny_disk: Path) -> None:
