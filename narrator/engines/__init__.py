@@ -15,6 +15,7 @@ _ENGINE_CLASSES = {
     "piper": "narrator.engines.piper:PiperEngine",
     "espeak": "narrator.engines.espeak:EspeakEngine",
     "coqui": "narrator.engines.coqui:CoquiEngine",
+    "kokoro": "narrator.engines.kokoro:KokoroEngine",
 }
 
 _loaded: dict[str, Engine] = {}
