@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from narrator.audio import encode_wav  # noqa: E402
-from narrator.catalog import BOOK_JSON, COLUMNS, COMPLETED, PlanRecord, write_catalog  # noqa: E402
+from narrator.catalog import BOOK_JSON, COMPLETED, PlanRecord, Row, write_catalog  # noqa: E402
 
 RATE = 22050
 POOL = 48
@@ -65,28 +66,28 @@ def build_catalog(folder: Path, hours: float) -> tuple[Path, int]:
         elapsed += frames / RATE
         next_chapter = elapsed // CHAPTER_SECONDS + 1
         pause = "chapter" if next_chapter > chapter else ("paragraph" if len(rows) % 7 == 6 else "sentence")
-        row = dict.fromkeys(COLUMNS, "")
         # Rows reuse the pool's WAVs, so they carry the pool's ids (a WAV proves its segment id):
         # repeated ids, which assembly does not mind, keep the disk flat with the book's length.
-        row.update(
-            segment_id=f"{len(rows) % POOL:016x}",
-            sequence=str(len(rows) + 1),
-            chapter=str(chapter),
-            chapter_title=f"Chapter {chapter}",
-            paragraph="1",
-            text=text,
-            spoken=text,
-            pause_after=pause,
-            wav_path=str(path.relative_to(folder)),
-            status=COMPLETED,
-            frames=str(frames),
-            sample_rate=str(RATE),
-            sha256=sha,
-            completed_at="0",
+        rows.append(
+            Row(
+                segment_id=f"{len(rows) % POOL:016x}",
+                sequence=len(rows) + 1,
+                chapter=chapter,
+                chapter_title=f"Chapter {chapter}",
+                paragraph=1,
+                text=text,
+                spoken=text,
+                pause_after=pause,
+                wav_path=str(path.relative_to(folder)),
+                status=COMPLETED,
+                frames=frames,
+                sample_rate=RATE,
+                sha256=sha,
+                completed_at=0.0,
+            )
         )
-        rows.append(row)
         chapter = int(next_chapter)
-    rows[-1]["pause_after"] = "end"
+    rows[-1] = replace(rows[-1], pause_after="end")
     catalog = folder / "catalog.tsv"
     write_catalog(catalog, rows)
     plan = PlanRecord.of(rows, source_sha256="", settings_sha256="")

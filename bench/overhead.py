@@ -69,7 +69,7 @@ def run_loop(work: Path, book: Path) -> float:
 import time, yaml
 from narrator.engines import engine_class
 from narrator.plan import PlanSettings, write_plan
-from narrator.catalog import read_catalog
+from narrator.catalog import read_catalog, wav_file
 from narrator.render import render_segment
 config = yaml.safe_load(open("config.yaml"))
 options = config["engines"]["espeak"]
@@ -78,7 +78,7 @@ catalog = "loop/bench/catalog.tsv"
 budget = min(config["max_chars"], engine_class("espeak").max_chars)
 write_plan({str(book)!r}, catalog, "loop/bench/book.json", PlanSettings("espeak", options, budget))
 for row in read_catalog(catalog):
-    render_segment(catalog, row["segment_id"], row["wav_path"], engine="espeak", options=options)
+    render_segment(catalog, row.segment_id, wav_file(catalog, row), engine="espeak", options=options)
 print(time.perf_counter() - start)
 """
     command = [sys.executable, "-c", code]

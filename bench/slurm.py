@@ -69,7 +69,7 @@ def render_figures(work: Path, book_id: str) -> tuple[int, int, float]:
     # The catalog's completion times (Snakemake touches a cluster job's outputs afterwards, so
     # the WAVs' mtimes are not when they were rendered).
     times = sorted(
-        float(row["completed_at"]) for row in read_catalog(work / "results" / book_id / "catalog.tsv")
+        float(row.completed_at) for row in read_catalog(work / "results" / book_id / "catalog.tsv")
     )
     return len(logs), len(pids), times[-1] - times[0]
 

@@ -21,7 +21,7 @@ import soundfile as sf
 
 from narrator import interrupt
 from narrator.audio import SUBTYPE, AudioCheckError, decode_verified
-from narrator.catalog import COMPLETED, Row, read_planned, recorded, wav_file
+from narrator.catalog import Row, read_planned, wav_file
 from narrator.errors import CatalogError
 from narrator.loudness import LoudnessMeter, LoudnessTarget, book_gain
 from narrator.publish import publishing, replace_durably
@@ -39,17 +39,14 @@ _HEADER_ROOM = 1 << 16
 
 def verified_pcm(catalog_path: Path, row: Row) -> np.ndarray:
     """The segment's samples, if its row is completed and its WAV is exactly what the row recorded."""
-    if row["status"] != COMPLETED:
+    promised = row.record
+    if promised is None:
         raise AudioCheckError("is not rendered yet (queued)")
     try:
         data = wav_file(catalog_path, row).read_bytes()
     except FileNotFoundError:
         raise AudioCheckError("WAV is missing") from None
-    found, pcm = decode_verified(data, segment_id=row["segment_id"], text_chars=len(row["spoken"]))
-    try:
-        promised = recorded(row)
-    except ValueError:
-        raise AudioCheckError("has a malformed record in the catalog") from None
+    found, pcm = decode_verified(data, segment_id=row.segment_id, text_chars=len(row.spoken))
     if found != promised:
         raise AudioCheckError("WAV differs from what the catalog recorded")
     return pcm
@@ -97,8 +94,8 @@ def _not_ready(problems: list[str], catalog_path: Path) -> CatalogError:
 
 def _checked(catalog_path: Path, row: Row, rate: int) -> np.ndarray:
     pcm = verified_pcm(catalog_path, row)
-    if int(row["sample_rate"]) != rate:
-        raise AudioCheckError(f"has sample rate {row['sample_rate']} Hz, the book {rate} Hz")
+    if row.sample_rate != rate:
+        raise AudioCheckError(f"has sample rate {row.sample_rate} Hz, the book {rate} Hz")
     return pcm
 
 
@@ -116,7 +113,7 @@ def _layout(
         pcm = pcm_of(row)
         if pcm is not None:
             if len(pcm) != span.end - span.start:  # verified against the same recorded frames
-                raise RuntimeError(f"segment {row['segment_id']}: length differs from its recorded frames")
+                raise RuntimeError(f"segment {row.segment_id}: length differs from its recorded frames")
             yield pcm
         yield from _silence(span.pause)
     yield from _silence(timeline.trail)
@@ -181,7 +178,7 @@ def assemble_book(
         try:
             return _checked(catalog_path, row, rate)
         except AudioCheckError as error:
-            problems.append(f"{row['segment_id']} {error}")
+            problems.append(f"{row.segment_id} {error}")
             return None
 
     if timeline is None:
@@ -208,7 +205,7 @@ def assemble_book(
         try:
             return _checked(catalog_path, row, rate)
         except AudioCheckError as error:  # changed behind our back since the first pass
-            raise _not_ready([f"{row['segment_id']} {error}"], catalog_path) from None
+            raise _not_ready([f"{row.segment_id} {error}"], catalog_path) from None
 
     _check_space(book_path, timeline.frames)
     loudness_note = ""

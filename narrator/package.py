@@ -331,7 +331,7 @@ def subtitle_cues(rows: Sequence[Row], timeline: Timeline, kind: str) -> Iterato
     for number, (row, span) in enumerate(zip(rows, timeline.spans, strict=True), start=1):
         start = timestamp(span.start, timeline.rate, separator)
         end = timestamp(span.end, timeline.rate, separator)
-        yield f"{number}\n{start} --> {end}\n{cue_text(row['text'], kind)}\n\n"
+        yield f"{number}\n{start} --> {end}\n{cue_text(row.text, kind)}\n\n"
 
 
 def write_subtitles(

@@ -18,8 +18,6 @@ from narrator.catalog import (
     PlanRecord,
     Row,
     UnprovenCatalog,
-    completed_fields,
-    queued_fields,
     read_planned,
     wav_file,
     write_catalog,
@@ -122,45 +120,38 @@ def plan_rows(book: Book, settings: PlanSettings) -> list[Row]:
         segments.append(segment)
     ids = segment_ids([s.spoken for s in segments], render_key(settings.engine, settings.options))
     return [
-        {
-            "segment_id": segment_id,
-            "sequence": str(sequence),
-            "chapter": str(segment.chapter),
-            "chapter_title": segment.chapter_title,
-            "paragraph": str(segment.paragraph),
-            "text": segment.text,
-            "spoken": segment.spoken,
-            "pause_after": segment.pause_after,
-            "wav_path": f"{SEGMENTS_DIR}/{segment_id}.wav",
-            **queued_fields(),
-        }
+        Row(
+            **vars(segment),
+            segment_id=segment_id,
+            sequence=sequence,
+            wav_path=f"{SEGMENTS_DIR}/{segment_id}.wav",
+        )
         for sequence, (segment_id, segment) in enumerate(zip(ids, segments, strict=True), start=1)
     ]
 
 
-def adopt_published(catalog_path: Path, rows: list[Row]) -> tuple[int, int]:
-    """Mark completed the rows whose WAV is already published and proves itself this segment's.
+def adopt_published(catalog_path: Path, rows: list[Row]) -> tuple[list[Row], int]:
+    """The rows, those whose WAV is already published and proves itself this segment's completed;
+    and how many damaged, swapped or foreign WAVs were removed so that they render again.
 
-    Damaged, swapped or foreign ones are removed so they render again. Snakemake deletes a
-    checkpoint's old output before re-planning, so after a book edit the previous catalog is gone
-    while unchanged segments' WAVs remain; Snakemake will not re-render those, so the new catalog
-    must record them or assembly would wait for ever.
+    Snakemake deletes a checkpoint's old output before re-planning, so after a book edit the
+    previous catalog is gone while unchanged segments' WAVs remain; Snakemake will not re-render
+    those, so the new catalog must record them or assembly would wait for ever.
     """
-    adopted = damaged = 0
+    planned, damaged = [], 0
     for row in rows:
         interrupt.check()
         path = wav_file(catalog_path, row)
-        if not path.exists():
-            continue
-        try:
-            record = check_wav_file(path, segment_id=row["segment_id"], text_chars=len(row["spoken"]))
-        except AudioCheckError:
-            path.unlink()
-            damaged += 1
-            continue
-        row.update(completed_fields(record, None))
-        adopted += 1
-    return adopted, damaged
+        adopted = row
+        if path.exists():
+            try:
+                record = check_wav_file(path, segment_id=row.segment_id, text_chars=len(row.spoken))
+                adopted = row.marked_completed(record, None)
+            except AudioCheckError:
+                path.unlink()
+                damaged += 1
+        planned.append(adopted)
+    return planned, damaged
 
 
 def remove_leftovers(segments_dir: Path, keep: set[str]) -> int:
@@ -227,7 +218,8 @@ def write_plan(
     segments_dir = catalog_path.parent / SEGMENTS_DIR
     segments_dir.mkdir(parents=True, exist_ok=True)
     leftovers = remove_leftovers(segments_dir, {wav_file(catalog_path, row).name for row in rows})
-    adopted, damaged = adopt_published(catalog_path, rows)
+    rows, damaged = adopt_published(catalog_path, rows)
+    adopted = sum(row.completed for row in rows)
     record = PlanRecord.of(rows, source_sha256, settings.digest())
     write_book_json(book, Path(book_json_path), language, record)
     write_catalog(catalog_path, rows)

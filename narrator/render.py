@@ -56,12 +56,12 @@ def render_segment(
     row = catalog.segment_row(catalog_path, segment_id)
     started = time.monotonic()
     voice = get_engine(engine, options)
-    samples = voice.synthesize(row["spoken"], seed=seed_for(row["spoken"]))
+    samples = voice.synthesize(row.spoken, seed=seed_for(row.spoken))
     with publishing(Path(wav_path)) as temp:
         temp.write_bytes(encode_wav(samples, voice.sample_rate, segment_id))
         try:
             record = check_wav_file(
-                temp, segment_id=segment_id, text_chars=len(row["spoken"]), sample_rate=voice.sample_rate
+                temp, segment_id=segment_id, text_chars=len(row.spoken), sample_rate=voice.sample_rate
             )
         except AudioCheckError as error:
             raise RenderError(f"segment {segment_id}: the rendered audio {error}") from None

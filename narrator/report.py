@@ -21,7 +21,7 @@ matplotlib.use("Agg")
 
 from matplotlib.figure import Figure
 
-from narrator.catalog import COMPLETED, Row, read_catalog, rows_by_chapter
+from narrator.catalog import Row, read_catalog, rows_by_chapter
 from narrator.errors import CatalogError
 from narrator.publish import publishing
 from narrator.status import clock
@@ -36,19 +36,23 @@ _RC = {"svg.hashsalt": "narrator", "font.size": 9.0, "axes.spines.top": False, "
 SPEECH, PAUSE, BEFORE, AFTER, TARGET = "#3b6ea5", "#a9c4e0", "#b0b0b0", "#3b6ea5", "#c0392b"
 
 
-def _seconds(row: Row) -> float:
-    return int(row["frames"]) / int(row["sample_rate"])
-
-
 def _done(rows: Sequence[Row]) -> list[Row]:
-    return [row for row in rows if row["status"] == COMPLETED and row["frames"] and row["sample_rate"]]
+    return [row for row in rows if row.completed and row.seconds]
 
 
 def _rtf(row: Row) -> float | None:
     """Render seconds per second of audio; None for a segment without a timed render (adopted)."""
-    if not row["render_seconds"] or not int(row["frames"]):
+    if not row.render_seconds or not row.seconds:
         return None
-    return float(row["render_seconds"]) / _seconds(row)
+    return row.render_seconds / row.seconds
+
+
+def _render_seconds(row: Row) -> float:
+    return row.render_seconds or 0.0
+
+
+def _completed_at(row: Row) -> float:
+    return row.completed_at or 0.0
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -74,7 +78,7 @@ def chapter_minutes(rows: Sequence[Row], pauses: Mapping[str, float] | None = No
     groups = rows_by_chapter(rows)
     order = list(groups)
     titles = [f"{i}. {_short(chapter_title(groups[key][0], i), 40)}" for i, key in enumerate(order, start=1)]
-    speech = [sum(map(_seconds, _done(groups[key]))) / 60 for key in order]
+    speech = [sum(row.seconds for row in _done(groups[key])) / 60 for key in order]
     lengths: list[float] | None = None
     if pauses is not None and rows and len(_done(rows)) == len(rows):
         timeline = build_timeline(rows, pauses)
@@ -131,20 +135,20 @@ def render_rtf(rows: Sequence[Row]) -> Figure:
 
 def throughput(rows: Sequence[Row]) -> Figure:
     """Completed segments and audio minutes against wall-clock time since the first completion."""
-    done = sorted((row for row in _done(rows) if row["completed_at"]), key=lambda r: float(r["completed_at"]))
+    done = sorted((row for row in _done(rows) if row.completed_at is not None), key=_completed_at)
     figure = _figure(7.0, 4.2)
     if len(done) < 2:
         return _empty(figure, "fewer than two timed completions in the catalog")
-    start = float(done[0]["completed_at"])
-    elapsed = float(done[-1]["completed_at"]) - start
+    start = _completed_at(done[0])
+    elapsed = _completed_at(done[-1]) - start
     unit, scale = ("s", 1.0) if elapsed < 120 else ("min", 60.0) if elapsed < 7200 else ("h", 3600.0)
-    times = [(float(row["completed_at"]) - start) / scale for row in done]
+    times = [(_completed_at(row) - start) / scale for row in done]
     span = times[-1] or 1 / scale
     top, bottom = figure.subplots(2, 1, sharex=True, height_ratios=(3, 2))
     count = list(range(1, len(done) + 1))
     audio, total = [], 0.0
     for row in done:
-        total += _seconds(row) / 60
+        total += row.seconds / 60
         audio.append(total)
     top.step(times, count, where="post", color=SPEECH, label="segments")
     top.set_ylabel("segments completed", color=SPEECH)
@@ -160,7 +164,7 @@ def throughput(rows: Sequence[Row]) -> Figure:
     width = span / bins
     rates = [0.0] * bins
     for when, row in zip(times, done, strict=True):
-        rates[min(int(when / width), bins - 1)] += _seconds(row)
+        rates[min(int(when / width), bins - 1)] += row.seconds
     bottom.bar(
         [width * (i + 0.5) for i in range(bins)],
         [seconds / (width * scale) for seconds in rates],
@@ -175,28 +179,27 @@ def throughput(rows: Sequence[Row]) -> Figure:
 
 def slowest_segments(rows: Sequence[Row], count: int = SLOWEST) -> Figure:
     """The segments that took longest to render, with their RTF and first words."""
-    timed = [row for row in _done(rows) if row["render_seconds"]]
-    slowest = sorted(timed, key=lambda row: float(row["render_seconds"]), reverse=True)[:count]
+    timed = [row for row in _done(rows) if row.render_seconds]
+    slowest = sorted(timed, key=_render_seconds, reverse=True)[:count]
     figure = _figure(7.0, max(2.2, 0.3 * len(slowest) + 1.2))
     if not slowest:
         return _empty(figure, "no timed renders in the catalog")
     axes = figure.add_subplot()
     labels = [
-        f"ch {row['chapter']} #{row['sequence']} {row['segment_id'][:6]}: {_short(row['text'], 34)}"
-        for row in slowest
+        f"ch {row.chapter} #{row.sequence} {row.segment_id[:6]}: {_short(row.text, 34)}" for row in slowest
     ]
-    seconds = [float(row["render_seconds"]) for row in slowest]
+    seconds = [_render_seconds(row) for row in slowest]
     positions = range(len(slowest))
     axes.barh(positions, seconds, color=SPEECH)
     for position, row, value in zip(positions, slowest, seconds, strict=True):
         rtf = _rtf(row)
-        note = f" {value:.3g} s, {_seconds(row):.1f} s audio, RTF {rtf:.3g}" if rtf is not None else ""
+        note = f" {value:.3g} s, {row.seconds:.1f} s audio, RTF {rtf:.3g}" if rtf is not None else ""
         axes.text(value, position, note, va="center", fontsize=7)
     axes.set_yticks(list(positions), labels, fontsize=7)
     axes.invert_yaxis()
     axes.set_xlim(0, max(seconds) * 1.6)
     axes.set_xlabel("render seconds")
-    share = sum(seconds) / sum(float(row["render_seconds"]) for row in timed)
+    share = sum(seconds) / sum(map(_render_seconds, timed))
     axes.set_title(
         f"The {len(slowest)} slowest of {len(timed)} segments: {share:.0%} of all render time", loc="left"
     )

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from narrator.catalog import COMPLETED, Row, rows_by_chapter
+from narrator.catalog import Row, rows_by_chapter
 from narrator.timeline import chapter_title
 
 #: How many recent completions estimate the current throughput.
@@ -55,34 +55,30 @@ class Throughput:
     last_completed_at: float
 
 
-def _audio(row: Row) -> float:
-    return int(row["frames"]) / int(row["sample_rate"]) if row["frames"] and row["sample_rate"] else 0.0
-
-
 def _done(rows: Sequence[Row]) -> list[Row]:
-    return [row for row in rows if row["status"] == COMPLETED]
+    return [row for row in rows if row.completed]
 
 
 def progress(rows: Sequence[Row]) -> Progress:
     done = _done(rows)
     remaining = len(rows) - len(done)
-    return Progress(len(rows), len(done), sum(map(_audio, done)), _eta(done, remaining))
+    return Progress(len(rows), len(done), sum(row.seconds for row in done), _eta(done, remaining))
 
 
 def _recent(done: Sequence[Row]) -> list[Row]:
     """The latest completions, oldest first."""
-    stamped = [row for row in done if row["completed_at"]]
-    return sorted(stamped, key=lambda row: float(row["completed_at"]))[-RECENT:]
+    stamped = [row for row in done if row.completed_at is not None]
+    return sorted(stamped, key=lambda row: row.completed_at or 0.0)[-RECENT:]
 
 
 def _eta(done: list[Row], remaining: int) -> float | None:
     """Seconds left at the pace of the latest completions (wall clock, so parallelism counts)."""
     if remaining == 0:
         return 0.0
-    stamps = [float(row["completed_at"]) for row in _recent(done)]
+    stamps = [row.completed_at or 0.0 for row in _recent(done)]
     if len(stamps) >= 2 and stamps[-1] > stamps[0]:
         return remaining * (stamps[-1] - stamps[0]) / (len(stamps) - 1)
-    renders = [float(row["render_seconds"]) for row in done if row["render_seconds"]]
+    renders = [row.render_seconds for row in done if row.render_seconds]
     return remaining * sum(renders) / len(renders) if renders else None
 
 
@@ -94,28 +90,24 @@ def throughput(rows: Sequence[Row]) -> Throughput | None:
     recent = _recent(_done(rows))
     if len(recent) < 2:
         return None
-    first, last = float(recent[0]["completed_at"]), float(recent[-1]["completed_at"])
+    first, last = recent[0].completed_at or 0.0, recent[-1].completed_at or 0.0
     span = last - first
     if span <= 0:
         return None
-    audio = sum(_audio(row) for row in recent[1:])
+    audio = sum(row.seconds for row in recent[1:])
     return Throughput(len(recent), 60.0 * (len(recent) - 1) / span, audio / span, last)
 
 
 def chapters(rows: Sequence[Row]) -> list[ChapterProgress]:
     """Per-chapter counts in book order (the catalog's rows are in reading order)."""
     groups = rows_by_chapter(rows)
-    order = list(groups)
     result = []
-    for index, key in enumerate(order, start=1):
-        members = groups[key]
-        number = int(key) if key.isdigit() else index
+    for index, (key, members) in enumerate(groups.items(), start=1):
+        number = key or index
         done = _done(members)
-        result.append(
-            ChapterProgress(
-                number, chapter_title(members[0], number), len(members), len(done), sum(map(_audio, done))
-            )
-        )
+        title = chapter_title(members[0], number)
+        audio = sum(row.seconds for row in done)
+        result.append(ChapterProgress(number, title, len(members), len(done), audio))
     return result
 
 

@@ -8,7 +8,7 @@ The book is::
 
     lead pad | segment 1 | pause after 1 | segment 2 | ... | segment N | trail pad
 
-where the pause after a row is ``pauses[row["pause_after"]]`` seconds (none for a kind the config
+where the pause after a row is ``pauses[row.pause_after]`` seconds (none for a kind the config
 does not name, such as ``end`` after the last segment).
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from narrator.catalog import COMPLETED, Row
+from narrator.catalog import Row
 from narrator.errors import CatalogError
 
 #: Rate of a catalog with no rendered row yet (only used for an empty or unrendered book).
@@ -38,7 +38,7 @@ def pause_frames(pauses: Mapping[str, float], kind: str, rate: int) -> int:
 
 def book_rate(rows: Sequence[Row]) -> int:
     """The book's sample rate: that of its first rendered row."""
-    return int(next((row["sample_rate"] for row in rows if row["sample_rate"]), "0")) or DEFAULT_RATE
+    return next((row.sample_rate for row in rows if row.sample_rate), None) or DEFAULT_RATE
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class Timeline:
 
 def chapter_title(row: Row, number: int) -> str:
     """The chapter's title from the catalog, or ``Chapter N`` when it has none."""
-    return row["chapter_title"].strip() or f"Chapter {number}"
+    return row.chapter_title.strip() or f"Chapter {number}"
 
 
 def build_timeline(rows: Sequence[Row], pauses: Mapping[str, float], rate: int | None = None) -> Timeline:
@@ -98,15 +98,15 @@ def build_timeline(rows: Sequence[Row], pauses: Mapping[str, float], rate: int |
     spans: list[Span] = []
     position = lead
     for row in rows:
-        if row["status"] != COMPLETED or not row["frames"]:
-            raise CatalogError(f"segment {row['segment_id']} is not rendered yet: the book has no timeline")
-        pause = pause_frames(pauses, row["pause_after"], rate)
-        end = position + int(row["frames"])
+        if not row.completed or not row.frames:
+            raise CatalogError(f"segment {row.segment_id} is not rendered yet: the book has no timeline")
+        pause = pause_frames(pauses, row.pause_after, rate)
+        end = position + row.frames
         spans.append(Span(position, end, pause))
         position = end + pause
     frames = position + trail
 
-    firsts = [i for i, row in enumerate(rows) if i == 0 or row["chapter"] != rows[i - 1]["chapter"]]
+    firsts = [i for i, row in enumerate(rows) if i == 0 or row.chapter != rows[i - 1].chapter]
     chapters = []
     for number, first in enumerate(firsts, start=1):
         last = firsts[number] - 1 if number < len(firsts) else len(rows) - 1

@@ -25,6 +25,28 @@ class VerifyReport:
         )
 
 
+def _checked(catalog_path: Path, row: catalog.Row, report: VerifyReport) -> catalog.Row:
+    """The row as its WAV proves it: re-queued, adopted or unchanged (noted in ``report``)."""
+    report.checked += 1
+    wav = catalog.wav_file(catalog_path, row)
+    if row.completed:
+        try:
+            verified_pcm(catalog_path, row)
+        except AudioCheckError:
+            wav.unlink(missing_ok=True)
+            report.requeued.append(row.segment_id)
+            return row.marked_queued()
+    elif wav.exists():
+        try:
+            record = check_wav_file(wav, segment_id=row.segment_id, text_chars=len(row.spoken))
+        except AudioCheckError:
+            wav.unlink()
+            return row
+        report.adopted.append(row.segment_id)
+        return row.marked_completed(record, None)
+    return row
+
+
 def verify_catalog(catalog_path: str | Path) -> VerifyReport:
     """Make the catalog and the published WAVs agree; the next run re-renders exactly the re-queued.
 
@@ -34,33 +56,13 @@ def verify_catalog(catalog_path: str | Path) -> VerifyReport:
     re-plan can say what the book is. Run it while no snakemake works on this book.
     """
     report = VerifyReport()
-    changes: dict[str, catalog.Row] = {}
     with catalog.locked(catalog_path):
         # Catalog temps that killed writers left; the lock guarantees none is in flight now.
         report.strays_removed += remove_stale(Path(catalog_path))
         rows = catalog.read_planned(catalog_path)
-        for row in rows:
-            report.checked += 1
-            wav = catalog.wav_file(catalog_path, row)
-            if row["status"] == catalog.COMPLETED:
-                try:
-                    verified_pcm(Path(catalog_path), row)
-                except AudioCheckError:
-                    wav.unlink(missing_ok=True)
-                    changes[row["segment_id"]] = catalog.queued_fields()
-                    report.requeued.append(row["segment_id"])
-            elif wav.exists():
-                try:
-                    record = check_wav_file(wav, segment_id=row["segment_id"], text_chars=len(row["spoken"]))
-                except AudioCheckError:
-                    wav.unlink()
-                    continue
-                changes[row["segment_id"]] = catalog.completed_fields(record, None)
-                report.adopted.append(row["segment_id"])
-        for row in rows:
-            row.update(changes.get(row["segment_id"], {}))
-        if changes:
-            catalog.write_catalog(catalog_path, rows)
+        checked = [_checked(Path(catalog_path), row, report) for row in rows]
+        if checked != rows:
+            catalog.write_catalog(catalog_path, checked)
         for stray in Path(catalog_path).parent.glob(f"segments/*{TEMP_MARK}*"):
             stray.unlink()
             report.strays_removed += 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,11 +14,11 @@ from planned import write_planned
 
 from narrator import catalog
 from narrator.assemble import assemble_book
-from narrator.audio import check_wav_file, encode_wav, to_pcm16
+from narrator.audio import WavRecord, check_wav_file, encode_wav, to_pcm16
 from narrator.catalog import (
-    COLUMNS,
     COMPLETED,
     QUEUED,
+    Row,
     read_catalog,
     wav_file,
 )
@@ -55,9 +56,9 @@ def tone(chars: int, seed: int = 0) -> np.ndarray:
 def render(catalog_path: Path, row: dict[str, str], seed: int = 0) -> None:
     """What a render job does: write a certified WAV and record it in the catalog."""
     wav = wav_file(catalog_path, row)
-    wav.write_bytes(encode_wav(tone(len(row["text"]), seed), RATE, row["segment_id"]))
-    record = check_wav_file(wav, text_chars=len(row["text"]), sample_rate=RATE, segment_id=row["segment_id"])
-    catalog.mark_completed(catalog_path, row["segment_id"], record, 0.25)
+    wav.write_bytes(encode_wav(tone(len(row.text), seed), RATE, row.segment_id))
+    record = check_wav_file(wav, text_chars=len(row.text), sample_rate=RATE, segment_id=row.segment_id)
+    catalog.mark_completed(catalog_path, row.segment_id, record, 0.25)
 
 
 @pytest.fixture
@@ -79,14 +80,14 @@ def rendered(planned: Path) -> Path:
 
 
 def rows_by_id(catalog_path: Path) -> dict[str, dict[str, str]]:
-    return {row["segment_id"]: row for row in read_catalog(catalog_path)}
+    return {row.segment_id: row for row in read_catalog(catalog_path)}
 
 
 def expected_book(catalog_path: Path, rows: list[dict[str, str]]) -> np.ndarray:
     parts = []
     for row in rows:
         parts.append(sf.read(wav_file(catalog_path, row), dtype="int16")[0])
-        parts.append(np.zeros(round(PAUSES.get(row["pause_after"], 0.0) * RATE), dtype=np.int16))
+        parts.append(np.zeros(round(PAUSES.get(row.pause_after, 0.0) * RATE), dtype=np.int16))
     return np.concatenate(parts)
 
 
@@ -98,7 +99,7 @@ def leftovers(folder: Path) -> list[str]:
 
 
 def test_plan_has_every_pause_kind(planned: Path) -> None:
-    kinds = [row["pause_after"] for row in read_catalog(planned)]
+    kinds = [row.pause_after for row in read_catalog(planned)]
     assert set(kinds) == {"clause", "sentence", "paragraph", "chapter", "end"}
     assert kinds[-1] == "end" and kinds.count("end") == 1
 
@@ -109,13 +110,13 @@ def test_assembly_is_segments_plus_pauses(rendered: Path) -> None:
     summary = assemble_book(rendered, book_path, PAUSES)
     pcm, rate = sf.read(book_path, dtype="int16")
     assert rate == RATE and pcm.ndim == 1
-    segment_frames = sum(int(row["frames"]) for row in rows)
-    pause_frames = sum(round(PAUSES.get(row["pause_after"], 0.0) * RATE) for row in rows)
+    segment_frames = sum(int(row.frames) for row in rows)
+    pause_frames = sum(round(PAUSES.get(row.pause_after, 0.0) * RATE) for row in rows)
     assert len(pcm) == segment_frames + pause_frames
     assert f"{len(pcm)} frames" in summary
     assert np.array_equal(pcm, expected_book(rendered, rows))
     # Nothing after the last segment ('end'): the book ends with its last sample of speech.
-    last = to_pcm16(tone(len(rows[-1]["text"])))
+    last = to_pcm16(tone(len(rows[-1].text)))
     assert np.array_equal(pcm[-len(last) :], last)
     assert leftovers(rendered.parent) == []
 
@@ -128,7 +129,7 @@ def test_assembly_replaces_an_older_book(rendered: Path) -> None:
 
 
 def _queue(catalog_path: Path, row: dict[str, str]) -> None:
-    catalog.mark_queued(catalog_path, [row["segment_id"]])
+    catalog.mark_queued(catalog_path, [row.segment_id])
 
 
 def _delete(catalog_path: Path, row: dict[str, str]) -> None:
@@ -142,18 +143,18 @@ def _truncate(catalog_path: Path, row: dict[str, str]) -> None:
 
 def _replace(catalog_path: Path, row: dict[str, str]) -> None:
     # Another valid, certified WAV of the same length: only the recorded checksum tells.
-    other = encode_wav(tone(len(row["text"]), seed=5), RATE, row["segment_id"])
+    other = encode_wav(tone(len(row.text), seed=5), RATE, row.segment_id)
     assert check_wav_file(
-        wav_file(catalog_path, row), text_chars=len(row["text"]), segment_id=row["segment_id"]
+        wav_file(catalog_path, row), text_chars=len(row.text), segment_id=row.segment_id
     ).sha256 != (hashlib.sha256(other).hexdigest())
     wav_file(catalog_path, row).write_bytes(other)
 
 
 def _other_rate(catalog_path: Path, row: dict[str, str]) -> None:
     wav = wav_file(catalog_path, row)
-    wav.write_bytes(encode_wav(tone(len(row["text"])), 16000, row["segment_id"]))
+    wav.write_bytes(encode_wav(tone(len(row.text)), 16000, row.segment_id))
     catalog.mark_completed(
-        catalog_path, row["segment_id"], check_wav_file(wav, text_chars=1, segment_id=row["segment_id"]), 0.1
+        catalog_path, row.segment_id, check_wav_file(wav, text_chars=1, segment_id=row.segment_id), 0.1
     )
 
 
@@ -177,9 +178,9 @@ def test_assembly_refuses_and_leaves_nothing(rendered: Path, kind: str) -> None:
         assemble_book(rendered, book_path, PAUSES)
     message = str(info.value)
     assert "\n" not in message
-    assert f"{victim['segment_id']} " in message and reason in message
+    assert f"{victim.segment_id} " in message and reason in message
     assert "1 segment(s) not ready" in message
-    assert not any(row["segment_id"] in message for row in rows if row is not victim)
+    assert not any(row.segment_id in message for row in rows if row is not victim)
     assert not book_path.exists()
     assert leftovers(rendered.parent) == []
 
@@ -193,7 +194,7 @@ def test_assembly_names_every_bad_segment(rendered: Path) -> None:
         assemble_book(rendered, rendered.parent / "b.wav", PAUSES)
     assert "3 segment(s) not ready" in str(info.value)
     for row in (rows[0], rows[2], rows[-1]):
-        assert row["segment_id"] in str(info.value)
+        assert row.segment_id in str(info.value)
     assert not (rendered.parent / "b.wav").exists()
     assert leftovers(rendered.parent) == []
 
@@ -229,8 +230,8 @@ def test_verify_heals_and_assembly_then_works(rendered: Path) -> None:
     _queue(rendered, junk)
     wav_file(rendered, junk).write_bytes(b"RIFF garbage")  # queued and not valid: removed, not adopted
     strays = [
-        segments / f".{rows[0]['segment_id']}.wav.tmp-123-456",
-        segments / f".{rows[6]['segment_id']}.wav.tmp-99-1",
+        segments / f".{rows[0].segment_id}.wav.tmp-123-456",
+        segments / f".{rows[6].segment_id}.wav.tmp-99-1",
     ]
     for stray in strays:
         stray.write_bytes(b"partial")
@@ -238,24 +239,24 @@ def test_verify_heals_and_assembly_then_works(rendered: Path) -> None:
     report = verify_catalog(rendered)
 
     assert report.checked == len(rows)
-    assert sorted(report.requeued) == sorted(r["segment_id"] for r in (truncated, missing, replaced))
-    assert report.adopted == [adoptable["segment_id"]]
+    assert sorted(report.requeued) == sorted(r.segment_id for r in (truncated, missing, replaced))
+    assert report.adopted == [adoptable.segment_id]
     assert report.strays_removed == 2
     assert "3 re-queued, 1 adopted, 2 stray temp files removed" in report.summary()
     after = rows_by_id(rendered)
     for row in (truncated, missing, replaced, junk):
-        assert after[row["segment_id"]]["status"] == QUEUED
-        assert after[row["segment_id"]]["sha256"] == ""
+        assert after[row.segment_id].status == QUEUED
+        assert after[row.segment_id].sha256 == ""
         assert not wav_file(catalog_path, row).exists()
-    adopted = after[adoptable["segment_id"]]
-    assert adopted["status"] == COMPLETED and adopted["sha256"] == adoptable_sha
+    adopted = after[adoptable.segment_id]
+    assert adopted.status == COMPLETED and adopted.sha256 == adoptable_sha
     assert not any(stray.exists() for stray in strays)
     untouched = rows[0]
-    assert after[untouched["segment_id"]] == untouched
+    assert after[untouched.segment_id] == untouched
 
     # The next run re-renders exactly the queued rows; then the book assembles.
     for row in read_catalog(rendered):
-        if row["status"] == QUEUED:
+        if row.status == QUEUED:
             render(rendered, row, seed=1)
     book_path = rendered.parent / "tiny-book.wav"
     assemble_book(rendered, book_path, PAUSES)
@@ -275,34 +276,28 @@ def test_verify_of_a_healthy_catalog_changes_nothing(rendered: Path) -> None:
 # --- command line ----------------------------------------------------------------------------
 
 
-def _status_row(index: int, done: bool, completed_at: str) -> dict[str, str]:
-    row = {column: "" for column in COLUMNS}
-    row.update(
+def _status_row(index: int, done: bool, completed_at: float) -> Row:
+    row = Row(
         segment_id=f"s{index}",
-        sequence=str(index + 1),
-        chapter="1",
-        paragraph="1",
+        sequence=index + 1,
+        chapter=1,
+        chapter_title="",
+        paragraph=1,
         text="Some text.",
+        spoken="Some text.",
         pause_after="sentence",
         wav_path=f"segments/s{index}.wav",
-        status=QUEUED,
     )
     if done:
-        row.update(
-            status=COMPLETED,
-            frames=str(22050 * 30),
-            sample_rate="22050",
-            sha256="0" * 64,
-            render_seconds="2.000",
-            completed_at=completed_at,
-        )
+        record = WavRecord(frames=22050 * 30, sample_rate=22050, sha256="0" * 64)
+        row = replace(row.marked_completed(record, 2.0), completed_at=completed_at)
     return row
 
 
 def test_status_prints_counts_percent_and_eta(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "catalog.tsv"
-    stamps = ["1000.000", "1010.000", "1020.000"]
-    rows = [_status_row(i, i < 3, stamps[i] if i < 3 else "") for i in range(10)]
+    stamps = [1000.0, 1010.0, 1020.0]
+    rows = [_status_row(i, i < 3, stamps[i] if i < 3 else 0.0) for i in range(10)]
     write_planned(path, rows)
     assert main(["status", str(path)]) == 0
     out, err = capsys.readouterr()
@@ -315,7 +310,7 @@ def test_status_prints_counts_percent_and_eta(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_status_of_a_folder_and_of_a_real_plan(rendered: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    catalog.mark_queued(rendered, [read_catalog(rendered)[0]["segment_id"]])
+    catalog.mark_queued(rendered, [read_catalog(rendered)[0].segment_id])
     total = len(read_catalog(rendered))
     assert main(["status", str(rendered.parent)]) == 0
     out = capsys.readouterr().out
@@ -348,4 +343,4 @@ def test_verify_command_reports_and_heals(rendered: Path, capsys: pytest.Capture
     _truncate(rendered, victim)
     assert main(["verify", str(rendered)]) == 0
     assert "1 re-queued" in capsys.readouterr().out
-    assert rows_by_id(rendered)[victim["segment_id"]]["status"] == QUEUED
+    assert rows_by_id(rendered)[victim.segment_id].status == QUEUED

@@ -51,14 +51,14 @@ def test_alice_epub_end_to_end_and_a_lexicon_edit_rerenders_only_its_segments(wo
     workdir.run_book(f"book={book}")
     results = workdir.results("alice-in-wonderland-pg11")
     rows = read_catalog(results / "catalog.tsv")
-    assert all(row["status"] == COMPLETED for row in rows)
-    titles = sorted({(int(row["chapter"]), row["chapter_title"]) for row in rows})
+    assert all(row.status == COMPLETED for row in rows)
+    titles = sorted({(int(row.chapter), row.chapter_title) for row in rows})
     assert len(titles) == 12
     assert titles[0][1] == "CHAPTER I. Down the Rabbit-Hole"
     assert titles[-1][1] == "CHAPTER XII. Alice’s Evidence"
-    assert not any("Gutenberg" in row["text"] for row in rows)
+    assert not any("Gutenberg" in row.text for row in rows)
 
-    affected = {row["segment_id"] for row in rows if "Cheshire" in row["spoken"]}
+    affected = {row.segment_id for row in rows if "Cheshire" in row.spoken}
     assert 5 <= len(affected) < 50
     (workdir.path / "lexicon.yaml").write_text("Cheshire: Chesh-er\n")
     started = len(workdir.rendered_jobs())
@@ -66,5 +66,5 @@ def test_alice_epub_end_to_end_and_a_lexicon_edit_rerenders_only_its_segments(wo
     rerendered = workdir.rendered_jobs()[started:]
     after = read_catalog(results / "catalog.tsv")
     assert len(rerendered) == len(affected)
-    assert {row["segment_id"] for row in after if "Chesh-er" in row["spoken"]} == set(rerendered)
-    assert all(row["status"] == COMPLETED for row in after)
+    assert {row.segment_id for row in after if "Chesh-er" in row.spoken} == set(rerendered)
+    assert all(row.status == COMPLETED for row in after)

@@ -10,12 +10,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from narrator import catalog
 from narrator.audio import WavRecord
 from narrator.catalog import (
     COLUMNS,
     COMPLETED,
     QUEUED,
+    Row,
+    format_row,
     mark_completed,
     mark_queued,
     read_catalog,
@@ -64,27 +65,29 @@ NASTY_TEXTS = [
 ]
 
 
-def _row(index: int, text: str, **fields: str) -> dict[str, str]:
-    row = {column: "" for column in COLUMNS}
-    row.update(
+def _row(index: int, text: str) -> Row:
+    return Row(
         segment_id=f"seg{index:04d}",
-        sequence=str(index + 1),
-        chapter="1",
+        sequence=index + 1,
+        chapter=1,
         chapter_title=text,
-        paragraph="1",
+        paragraph=1,
         text=text,
+        spoken=text,
         pause_after="sentence",
         wav_path=f"segments/seg{index:04d}.wav",
-        status=QUEUED,
     )
-    row.update(fields)
-    return row
 
 
 def _pandas_rows(path: Path) -> list[dict[str, str]]:
+    """The catalog as pandas reads it (every value a string), the way the README says to."""
     frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
     assert tuple(frame.columns) == COLUMNS
     return frame.to_dict("records")
+
+
+def _as_strings(rows: list[Row]) -> list[dict[str, str]]:
+    return [dict(zip(COLUMNS, format_row(row), strict=True)) for row in rows]
 
 
 def test_round_trip_of_nasty_texts(tmp_path: Path) -> None:
@@ -92,7 +95,7 @@ def test_round_trip_of_nasty_texts(tmp_path: Path) -> None:
     rows = [_row(i, text) for i, text in enumerate(NASTY_TEXTS)]
     write_catalog(path, rows)
     assert read_catalog(path) == rows
-    assert _pandas_rows(path) == rows
+    assert _pandas_rows(path) == _as_strings(rows)
     assert [row["text"] for row in _pandas_rows(path)] == NASTY_TEXTS
 
 
@@ -103,7 +106,7 @@ def test_each_nasty_text_alone_round_trips(tmp_path: Path, text: str) -> None:
     rows = [_row(0, text)]
     write_catalog(path, rows)
     assert read_catalog(path) == rows
-    assert _pandas_rows(path) == rows
+    assert _pandas_rows(path) == _as_strings(rows)
 
 
 def test_realistic_plan_round_trips_through_pandas(tmp_path: Path) -> None:
@@ -128,15 +131,15 @@ def test_realistic_plan_round_trips_through_pandas(tmp_path: Path) -> None:
     summary = write_plan(book, catalog_path, catalog_path.with_name("book.json"), settings)
     assert "planned" in summary
     expected = plan_rows(load_book(book), settings)
-    texts = [row["text"] for row in expected]
+    texts = [row.text for row in expected]
     assert "NA" in texts and "null" in texts
     assert "#" not in texts  # decoration only: nothing to say, so no segment
     assert any(text.startswith('"Leading quote,"') for text in texts)
     assert read_catalog(catalog_path) == expected
-    assert _pandas_rows(catalog_path) == expected
+    assert _pandas_rows(catalog_path) == _as_strings(expected)
     frame = pd.read_csv(catalog_path, sep="\t", dtype=str, keep_default_na=False)
     assert frame["text"].tolist() == texts
-    assert frame["chapter_title"].tolist() == [row["chapter_title"] for row in expected]
+    assert frame["chapter_title"].tolist() == [row.chapter_title for row in expected]
     assert len(set(frame["segment_id"])) == len(frame)
 
 
@@ -161,12 +164,12 @@ def _check_all_marked(path: Path) -> None:
     rows = read_catalog(path)
     assert len(rows) == 100
     for index, row in enumerate(rows):
-        assert row["segment_id"] == f"seg{index:04d}"
-        assert row["text"] == f'Sentence number {index}.\t"q"\n'
-        assert row["status"] == COMPLETED, f"lost update for {row['segment_id']}"
-        assert catalog.recorded(row) == _record(index)
-        assert row["render_seconds"] == f"{index / 1000:.3f}"
-        assert row["completed_at"]
+        assert row.segment_id == f"seg{index:04d}"
+        assert row.text == f'Sentence number {index}.\t"q"\n'
+        assert row.status == COMPLETED, f"lost update for {row.segment_id}"
+        assert row.record == _record(index)
+        assert row.render_seconds == round(index / 1000, 3)
+        assert row.completed_at
     assert len(_pandas_rows(path)) == 100
     # No temp file of an atomic write is left behind.
     assert not [p.name for p in path.parent.iterdir() if ".tmp-" in p.name]
@@ -213,10 +216,10 @@ def test_mark_queued_clears_the_record(tmp_path: Path) -> None:
     mark_completed(path, "seg0003", _record(3), 1.5)
     mark_completed(path, "seg0004", _record(4), 1.5)
     mark_queued(path, ["seg0003"])
-    rows = {row["segment_id"]: row for row in read_catalog(path)}
-    assert rows["seg0003"]["status"] == QUEUED
-    assert all(rows["seg0003"][c] == "" for c in ("frames", "sample_rate", "sha256", "completed_at"))
-    assert rows["seg0004"]["status"] == COMPLETED
+    rows = {row.segment_id: row for row in read_catalog(path)}
+    assert rows["seg0003"].status == QUEUED
+    assert rows["seg0003"] == _row(3, 'Sentence number 3.\t"q"\n')  # the record is gone
+    assert rows["seg0004"].status == COMPLETED
 
 
 def test_update_rows_with_unknown_id_raises_and_changes_nothing(tmp_path: Path) -> None:
@@ -224,7 +227,7 @@ def test_update_rows_with_unknown_id_raises_and_changes_nothing(tmp_path: Path) 
     _hundred_rows(path)
     before = path.read_bytes()
     with pytest.raises(CatalogError, match="nosuchsegment"):
-        update_rows(path, {"seg0001": {"status": COMPLETED}, "nosuchsegment": {"status": COMPLETED}})
+        update_rows(path, {"seg0001": Row.marked_queued, "nosuchsegment": Row.marked_queued})
     assert path.read_bytes() == before
 
 

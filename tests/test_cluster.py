@@ -153,10 +153,8 @@ def _assert_same_book(work, reference_book) -> None:
     assert book_rate == rate
     assert np.array_equal(data, reference), "the cluster's book differs from the local run's"
     rows = read_catalog(work.results() / "catalog.tsv")
-    assert all(row["status"] == COMPLETED for row in rows)
-    assert [(r["segment_id"], r["sha256"]) for r in rows] == [
-        (r["segment_id"], r["sha256"]) for r in reference_rows
-    ]
+    assert all(row.status == COMPLETED for row in rows)
+    assert [(r.segment_id, r.sha256) for r in rows] == [(r.segment_id, r.sha256) for r in reference_rows]
 
 
 @pytest.fixture

@@ -63,11 +63,11 @@ def test_sigkill_at_random_moments_then_restart_gives_the_identical_book(workdir
     data, _ = read_audio(workdir.results() / "sample.wav")
     assert np.array_equal(data, reference), f"book differs from the uninterrupted run {replay}"
     rows = read_catalog(workdir.results() / "catalog.tsv")
-    assert all(row["status"] == COMPLETED for row in rows), replay
+    assert all(row.status == COMPLETED for row in rows), replay
     # No segment is truncated: each matches the uninterrupted run's record exactly.
-    by_id = {row["segment_id"]: row for row in reference_rows}
-    assert [(r["segment_id"], r["sha256"]) for r in rows] == [
-        (r["segment_id"], by_id[r["segment_id"]]["sha256"]) for r in rows
+    by_id = {row.segment_id: row for row in reference_rows}
+    assert [(r.segment_id, r.sha256) for r in rows] == [
+        (r.segment_id, by_id[r.segment_id].sha256) for r in rows
     ], replay
     renders = Counter(workdir.rendered_jobs())
     assert set(renders) == set(by_id), replay

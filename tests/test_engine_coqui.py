@@ -150,8 +150,8 @@ def test_end_to_end_through_snakemake_one_load_and_identical_rerender(workdir, t
     workdir.snakemake(*args)
     results = workdir.results("tiny")
     rows = read_catalog(results / "catalog.tsv")
-    assert rows and all(row["status"] == COMPLETED for row in rows)
-    ids = [row["segment_id"] for row in rows]
+    assert rows and all(row.status == COMPLETED for row in rows)
+    ids = [row.segment_id for row in rows]
     first_run = workdir.render_pid(ids, "tiny")  # one process rendered every segment, with one load
     book = (results / "tiny.wav").read_bytes()
     for row in rows:
@@ -160,7 +160,7 @@ def test_end_to_end_through_snakemake_one_load_and_identical_rerender(workdir, t
     workdir.snakemake(*args)
     # Every segment was rendered again, all in one new process with one load.
     assert workdir.render_pid(ids, "tiny") != first_run
-    assert [r["sha256"] for r in read_catalog(results / "catalog.tsv")] == [r["sha256"] for r in rows]
+    assert [r.sha256 for r in read_catalog(results / "catalog.tsv")] == [r.sha256 for r in rows]
     assert (results / "tiny.wav").read_bytes() == book
 
 
@@ -175,9 +175,9 @@ def test_failing_segments_stay_queued_while_the_rest_complete(workdir, tiny_vits
     assert "NaN or infinite samples" in output
     assert "out of GPU memory twice" in output
     rows = read_catalog(workdir.results("tiny") / "catalog.tsv")
-    failed = [row for row in rows if "NANTEXT" in row["spoken"] or "OOMTWICE" in row["spoken"]]
-    assert len(failed) == 2 and all(row["status"] == QUEUED for row in failed)
-    assert all(row["status"] == COMPLETED for row in rows if row not in failed)
+    failed = [row for row in rows if "NANTEXT" in row.spoken or "OOMTWICE" in row.spoken]
+    assert len(failed) == 2 and all(row.status == QUEUED for row in failed)
+    assert all(row.status == COMPLETED for row in rows if row not in failed)
     assert not (workdir.results("tiny") / "tiny.wav").exists()
 
 

@@ -212,7 +212,7 @@ def test_a_disk_that_fills_up_mid_render_fails_in_one_line_per_job_and_a_rerun_f
         # it cannot record (one line of its own); here every pending render fails.
         assert "Error in rule render_segment:" in failed.stderr
     rows = read_catalog(results / "sample" / "catalog.tsv")
-    finished = sum(row["status"] == COMPLETED for row in rows)
+    finished = sum(row.status == COMPLETED for row in rows)
     assert 0 < finished < len(rows)
 
     disk.free()
@@ -341,4 +341,4 @@ def test_a_second_run_on_the_same_results_folder_is_refused_and_the_first_finish
     # A dry run writes nothing, so it does not need the folder to itself.
     assert "render_segment" in dry.stdout + dry.stderr
     assert np.array_equal(read_audio(book / "sample.wav")[0], reference_book[0])
-    assert all(row["status"] == COMPLETED for row in read_catalog(book / "catalog.tsv"))
+    assert all(row.status == COMPLETED for row in read_catalog(book / "catalog.tsv"))

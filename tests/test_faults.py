@@ -22,7 +22,7 @@ from test_assemble_verify import BOOK, PAUSES, render
 
 from narrator import catalog
 from narrator.assemble import assemble_book
-from narrator.catalog import COMPLETED, read_catalog, wav_file, write_catalog
+from narrator.catalog import COLUMNS, COMPLETED, format_row, read_catalog, wav_file, write_catalog
 from narrator.cli import main
 from narrator.errors import CatalogError
 from narrator.lock import holding
@@ -101,7 +101,7 @@ def test_a_lost_row_is_re_planned_and_the_book_comes_out_whole(rendered: Path, b
     summary = write_plan(book, rendered, rendered.with_name("book.json"), SETTINGS)
     rows = read_catalog(rendered)
     assert f"{len(rows)} already published" in summary  # every WAV adopted, nothing to render
-    assert all(row["status"] == COMPLETED for row in rows)
+    assert all(row.status == COMPLETED for row in rows)
     assert unproven_plan(rendered, _master(rendered)) is None
     assemble_book(rendered, _master(rendered), PAUSES)
     assert _master(rendered).read_bytes() == whole
@@ -127,10 +127,10 @@ def test_a_swapped_wav_is_not_adopted_by_a_re_plan(rendered: Path, book: Path) -
 
     summary = write_plan(book, rendered, rendered.with_name("book.json"), SETTINGS)
 
-    after = {row["segment_id"]: row for row in read_catalog(rendered)}
-    assert after[victim["segment_id"]]["status"] == catalog.QUEUED
+    after = {row.segment_id: row for row in read_catalog(rendered)}
+    assert after[victim.segment_id].status == catalog.QUEUED
     assert not wav_file(rendered, victim).exists()
-    assert after[source["segment_id"]]["status"] == COMPLETED
+    assert after[source.segment_id].status == COMPLETED
     assert "1 damaged WAVs" in summary
 
 
@@ -138,7 +138,7 @@ def test_verify_re_queues_a_swapped_wav(rendered: Path) -> None:
     rows = read_catalog(rendered)
     shutil.copyfile(wav_file(rendered, rows[0]), wav_file(rendered, rows[3]))
     report = verify_catalog(rendered)
-    assert report.requeued == [rows[3]["segment_id"]]
+    assert report.requeued == [rows[3].segment_id]
 
 
 # --- a results folder can move ----------------------------------------------------------------
@@ -167,7 +167,7 @@ def test_catalog_temps_are_removed_by_verify_and_by_the_next_mark(rendered: Path
     assert not any(path.exists() for path in stale)
 
     stale[0].write_bytes(b"half a catalog")
-    catalog.mark_queued(rendered, [read_catalog(rendered)[0]["segment_id"]])
+    catalog.mark_queued(rendered, [read_catalog(rendered)[0].segment_id])
     assert not stale[0].exists()
 
 
@@ -260,8 +260,16 @@ def test_verify_on_a_read_only_file_system_is_one_line(rendered: Path, tiny_disk
 
 def test_a_hand_edited_number_is_one_line_naming_the_row(rendered: Path, capsys) -> None:
     rows = read_catalog(rendered)
-    rows[2]["frames"] = "12x4"
-    write_catalog(rendered, rows)
+    third = format_row(rows[2])
+    rendered.write_text(
+        rendered.read_text().replace(
+            "\t".join(f'"{v}"' for v in third),
+            "\t".join(
+                f'"{"12x4" if column == "frames" else value}"'
+                for column, value in zip(COLUMNS, third, strict=True)
+            ),
+        )
+    )
     with pytest.raises(CatalogError, match=r"row 3 \(segment \w+\) has frames='12x4', not a number"):
         read_catalog(rendered)
     assert main(["status", str(rendered)]) == 2

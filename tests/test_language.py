@@ -10,7 +10,7 @@ import pytest
 from conftest import Workdir, read_audio
 
 from narrator.audio import to_pcm16
-from narrator.catalog import read_catalog
+from narrator.catalog import read_catalog, wav_file
 from narrator.engines.base import EngineError
 from narrator.engines.coqui import CoquiEngine
 from narrator.engines.espeak import EspeakEngine
@@ -125,15 +125,15 @@ def test_espeak_plans_and_renders_a_french_book_with_a_french_voice(french: Work
     rows = read_catalog(french.results("matin") / "catalog.tsv")
     options = {"voice": "fr", "rate": 175}  # config.yaml's rate, the voice picked for fr
     # The plan's ids carry the picked voice, and the render jobs spoke with it.
-    assert [row["segment_id"] for row in rows] == segment_ids(
-        [row["spoken"] for row in rows], render_key("espeak", options)
+    assert [row.segment_id for row in rows] == segment_ids(
+        [row.spoken for row in rows], render_key("espeak", options)
     )
     voice = EspeakEngine.load(options)
     try:
         for row in rows:
-            data, rate = read_audio(french.path / row["wav_path"])
+            data, rate = read_audio(wav_file(french.results("matin") / "catalog.tsv", row))
             assert rate == voice.sample_rate
-            np.testing.assert_array_equal(data, to_pcm16(voice.synthesize(row["spoken"], seed=0)))
+            np.testing.assert_array_equal(data, to_pcm16(voice.synthesize(row.spoken, seed=0)))
     finally:
         voice.close()
 

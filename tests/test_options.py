@@ -58,7 +58,7 @@ def _rows(work: Workdir) -> list[Row]:
 
 
 def _titles(work: Workdir) -> list[str]:
-    return list(dict.fromkeys(row["chapter_title"] for row in _rows(work)))
+    return list(dict.fromkeys(row.chapter_title for row in _rows(work)))
 
 
 @pytest.mark.parametrize(
@@ -91,21 +91,21 @@ def test_a_chapter_index_given_with_config_on_the_command_line_is_an_index(tiny)
 def test_a_voice_option_change_rerenders_every_segment(tiny):
     tiny.run_book(BOOK, target="render_all")
     before = _rows(tiny)
-    first_run = tiny.render_pid((row["segment_id"] for row in before), "tiny")
+    first_run = tiny.render_pid((row.segment_id for row in before), "tiny")
     started = len(tiny.rendered_jobs())
 
     faster = _configfile(tiny, {"engines": {"espeak": {"voice": "auto", "rate": 260}}})
     tiny.run_book(BOOK, target="render_all", configfile=faster)
     after = _rows(tiny)
-    new_ids = [row["segment_id"] for row in after]
+    new_ids = [row.segment_id for row in after]
     # Same text, new voice settings: every segment has a new id and was rendered again, by the new run.
-    assert [row["text"] for row in after] == [row["text"] for row in before]
-    assert not set(new_ids) & {row["segment_id"] for row in before}
+    assert [row.text for row in after] == [row.text for row in before]
+    assert not set(new_ids) & {row.segment_id for row in before}
     assert sorted(tiny.rendered_jobs()[started:]) == sorted(new_ids)
     assert tiny.render_pid(new_ids, "tiny") != first_run
     assert {path.stem for path in (tiny.results("tiny") / "segments").glob("*.wav")} == set(new_ids)
     # The option reached the voice: faster speech is shorter.
-    assert sum(int(row["frames"]) for row in after) < sum(int(row["frames"]) for row in before)
+    assert sum(int(row.frames) for row in after) < sum(int(row.frames) for row in before)
 
 
 @pytest.mark.parametrize("engine", ["espeak", "piper"])
@@ -121,7 +121,7 @@ def test_language_override_skips_english_normalization_and_picks_the_voice(tiny)
     assert "English normalization skipped for 'de'" in log
     rows = _rows(tiny)
     # Read as English, "7 o'clock" would be spoken "seven o'clock".
-    assert "The fog came in at 7 o'clock." in [row["spoken"] for row in rows]
+    assert "The fog came in at 7 o'clock." in [row.spoken for row in rows]
     # espeak's auto voice is German's: each WAV is what that voice says, and not what English says.
     voice = voice_for_language("de")
     assert voice == "de"
@@ -129,10 +129,10 @@ def test_language_override_skips_english_normalization_and_picks_the_voice(tiny)
     try:
         for row in rows:
             wav, rate = read_audio(wav_file(tiny.path / CATALOG, row))
-            seed = seed_for(row["spoken"])
+            seed = seed_for(row.spoken)
             assert rate == german.sample_rate
-            assert np.array_equal(wav, to_pcm16(german.synthesize(row["spoken"], seed=seed))), row["spoken"]
-            assert not np.array_equal(wav, to_pcm16(english.synthesize(row["spoken"], seed=seed)))
+            assert np.array_equal(wav, to_pcm16(german.synthesize(row.spoken, seed=seed))), row.spoken
+            assert not np.array_equal(wav, to_pcm16(english.synthesize(row.spoken, seed=seed)))
     finally:
         german.close()
         english.close()

@@ -22,7 +22,7 @@ from scipy.signal import resample_poly
 from narrator import assemble as assemble_module
 from narrator.assemble import assemble_book, wav_format
 from narrator.audio import encode_wav
-from narrator.catalog import COLUMNS, COMPLETED, PlanRecord, read_catalog, write_catalog
+from narrator.catalog import COMPLETED, PlanRecord, Row, read_catalog, write_catalog
 from narrator.ffmpeg import (
     FfmpegError,
     MetaChapter,
@@ -115,22 +115,21 @@ def make_book(folder: Path, level: float = 0.1, titles: list[str] = HOSTILE) -> 
             wav = segments / f"{segment_id}.wav"
             data = encode_wav(speech(len(text), sequence, level), RATE, segment_id)
             wav.write_bytes(data)
-            row = dict.fromkeys(COLUMNS, "")
-            row.update(
+            row = Row(
                 segment_id=segment_id,
-                sequence=str(sequence),
-                chapter=str(chapter),
+                sequence=sequence,
+                chapter=chapter,
                 chapter_title=titles[chapter - 1],
-                paragraph="1",
+                paragraph=1,
                 text=text,
                 spoken=text,
                 pause_after=pause,
                 wav_path=f"segments/{wav.name}",
                 status=COMPLETED,
-                frames=str(round(len(text) * 0.07 * RATE)),
-                sample_rate=str(RATE),
+                frames=round(len(text) * 0.07 * RATE),
+                sample_rate=RATE,
                 sha256=hashlib.sha256(data).hexdigest(),
-                completed_at="1.0",
+                completed_at=1.0,
             )
             rows.append(row)
     catalog = folder / "catalog.tsv"
@@ -211,8 +210,8 @@ def test_timeline_lays_out_pads_pauses_and_chapters(tmp_path: Path) -> None:
     assert timeline.rate == RATE and timeline.lead == round(0.5 * RATE) and timeline.trail == RATE
     position = timeline.lead
     for row, span in zip(rows, timeline.spans, strict=True):
-        assert span.start == position and span.end - span.start == int(row["frames"])
-        assert span.pause == round(PAUSES.get(row["pause_after"], 0) * RATE)
+        assert span.start == position and span.end - span.start == int(row.frames)
+        assert span.pause == round(PAUSES.get(row.pause_after, 0) * RATE)
         position = span.end + span.pause
     assert timeline.spans[-1].pause == 0  # 'end' names no pause
     assert timeline.frames == position + timeline.trail
@@ -499,7 +498,7 @@ def test_subtitles_are_timed_from_the_catalog(assembled) -> None:
             assert ((h * 60 + m) * 60 + s) * 1000 + ms == start_ms
             h, m, s, ms = map(int, re.split(r"[:,.]", timing.split(" --> ")[1]))
             assert ((h * 60 + m) * 60 + s) * 1000 + ms == end_ms
-            raw = "\n".join(line.strip() for line in row["text"].split("\n") if line.strip())
+            raw = "\n".join(line.strip() for line in row.text.split("\n") if line.strip())
             if kind == "vtt":
                 raw = raw.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             assert "\n".join(body) == raw
@@ -567,7 +566,7 @@ def check_workflow_outputs(work: Workdir, config: dict) -> None:
     assert report["limited_by"] == "target", report
     assert abs(pyloudnorm.Meter(RATE).integrated_loudness(master) - target) < 0.5
     assert report["after"]["true_peak_dbtp"] <= config["loudness"]["true_peak"] + 0.05
-    titles = [row["chapter_title"] for row in rows]
+    titles = [row.chapter_title for row in rows]
     assert any('"' in t for t in titles) and any("=" in t and ";" in t and "#" in t for t in titles)
     book = json.loads((results / "book.json").read_text())
     if "m4b" in config["outputs"]:
@@ -629,7 +628,7 @@ def test_workflow_makes_every_output_from_the_catalog(packaged) -> None:
     work, config = packaged
     check_workflow_outputs(work, config)
     rows = read_catalog(work.results("book") / "catalog.tsv")
-    assert sorted(work.rendered_jobs()) == sorted(row["segment_id"] for row in rows)
+    assert sorted(work.rendered_jobs()) == sorted(row.segment_id for row in rows)
     for rule in ("assemble_book", "package_m4b", "package_chapters", "package_subtitles"):
         assert list((work.path / "logs" / rule).glob("*.log")), rule
 

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -179,7 +180,7 @@ def test_report_is_self_contained_and_shows_every_plot(workdir, chromium, tmp_pa
 def test_plots_of_a_real_run_show_its_chapters_segments_and_loudness(reference_book):
     *_, rows, work = reference_book
     shown = svg_texts(work.results() / "report")
-    titles = list(dict.fromkeys(row["chapter_title"] for row in rows))
+    titles = list(dict.fromkeys(row.chapter_title for row in rows))
     assert titles == ["Chapter 1: The Last Lamp", "Chapter 2: The Fog", "Chapter 3: Tamsin"]
     assert [f"{number}. {title}" for number, title in enumerate(titles, start=1)] == [
         text for text in shown["chapter_minutes"] if re.match(r"\d+\. ", text)
@@ -274,7 +275,7 @@ def test_plots_survive_a_partial_catalog_and_a_silent_book(tmp_path):
     silent = {**LOUDNESS, "before": {"integrated_lufs": None, "true_peak_dbtp": None}}
     rows = make_rows(PLAN)
     # Dollar signs would be TeX math to matplotlib; unbalanced ones must not break a label.
-    rows[0].update(text="It cost $5, then $6 and a $", chapter_title="Price: $ and _^")
+    rows[0] = replace(rows[0], text="It cost $5, then $6 and a $", chapter_title="Price: $ and _^")
     _plots(tmp_path, rows, silent, {"sentence": 0.35})
     shown = svg_texts(tmp_path / "report")
     # 17 of 30 segments rendered: speech only (no pauses until the book is complete), 34 s in all.

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import io
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from planned import write_planned
 
 from narrator import cli
-from narrator.catalog import COLUMNS, COMPLETED, QUEUED, Row
+from narrator.catalog import COMPLETED, Row
 from narrator.status import (
     ASCII,
     UNICODE,
@@ -34,26 +35,26 @@ def make_rows(plan: list[tuple[str, int, int]]) -> list[Row]:
     for chapter, (title, total, completed) in enumerate(plan, start=1):
         for index in range(total):
             done = index < completed
-            row = dict.fromkeys(COLUMNS, "")
-            row.update(
+            row = Row(
                 segment_id=f"{len(rows):016x}",
-                sequence=str(len(rows) + 1),
-                chapter=str(chapter),
+                sequence=len(rows) + 1,
+                chapter=chapter,
                 chapter_title=title,
-                paragraph=str(index),
+                paragraph=index,
                 text=f"Sentence {index}.",
                 spoken=f"Sentence {index}.",
                 pause_after="sentence",
-                wav_path=f"results/book/segments/{len(rows):016x}.wav",
-                status=COMPLETED if done else QUEUED,
+                wav_path=f"segments/{len(rows):016x}.wav",
             )
             if done:
-                row.update(
-                    frames=str(2 * RATE),
-                    sample_rate=str(RATE),
+                row = replace(
+                    row,
+                    status=COMPLETED,
+                    frames=2 * RATE,
+                    sample_rate=RATE,
                     sha256="0" * 64,
-                    render_seconds="1.500",
-                    completed_at=f"{START + 3 * finished:.3f}",
+                    render_seconds=1.5,
+                    completed_at=START + 3 * finished,
                 )
                 finished += 1
             rows.append(row)

@@ -15,8 +15,8 @@ pytestmark = pytest.mark.slow
 
 def test_sample_book_renders_completely_with_one_engine_load(reference_book):
     data, rate, rows, work = reference_book
-    assert rows and all(row["status"] == COMPLETED for row in rows)
-    assert {row["chapter"] for row in rows} == {"1", "2", "3"}
+    assert rows and all(row.status == COMPLETED for row in rows)
+    assert {row.chapter for row in rows} == {1, 2, 3}
     pauses = yaml.safe_load((REPO / "config.yaml").read_text())["pauses"]
     # Lead pad, each segment and the pause after it, trail pad: the one layout (narrator.timeline).
     timeline = build_timeline(rows, pauses)
@@ -24,13 +24,13 @@ def test_sample_book_renders_completely_with_one_engine_load(reference_book):
     assert (
         timeline.frames
         == timeline.lead
-        + sum(int(row["frames"]) + round(pauses.get(row["pause_after"], 0) * rate) for row in rows)
+        + sum(int(row.frames) + round(pauses.get(row.pause_after, 0) * rate) for row in rows)
         + timeline.trail
     )
     logs = (work.path / "logs" / "render_segment" / "sample").glob("*.log")
-    assert sorted(log.stem for log in logs) == sorted(row["segment_id"] for row in rows)
+    assert sorted(log.stem for log in logs) == sorted(row.segment_id for row in rows)
     # Every job ran in one process (one pid in all logs), which loaded the engine once and kept it.
-    work.render_pid(row["segment_id"] for row in rows)
+    work.render_pid(row.segment_id for row in rows)
 
 
 def test_status_command_reports_progress(reference_book):
@@ -45,7 +45,7 @@ def test_second_run_has_nothing_to_do_and_an_edit_rerenders_only_its_segments(wo
     workdir.run_book()
     dry = workdir.snakemake("-n", "--config", "engine=espeak")
     assert "Nothing to be done" in dry.stdout + dry.stderr
-    before = {row["segment_id"]: row for row in read_catalog(workdir.results() / "catalog.tsv")}
+    before = {row.segment_id: row for row in read_catalog(workdir.results() / "catalog.tsv")}
     rendered_before = len(workdir.rendered_jobs())
 
     book = workdir.path / "workflow" / "resources" / "sample.md"
@@ -55,14 +55,14 @@ def test_second_run_has_nothing_to_do_and_an_edit_rerenders_only_its_segments(wo
     workdir.run_book()
 
     after = read_catalog(workdir.results() / "catalog.tsv")
-    new_ids = [row["segment_id"] for row in after if row["segment_id"] not in before]
+    new_ids = [row.segment_id for row in after if row.segment_id not in before]
     # Two sentences were added; the unchanged sentence keeps its id and its WAV.
     assert len(new_ids) == 2
-    assert all(row["status"] == COMPLETED for row in after)
+    assert all(row.status == COMPLETED for row in after)
     assert sorted(workdir.rendered_jobs()[rendered_before:]) == sorted(new_ids)
     # Segments that left the book are pruned from disk.
     on_disk = {p.stem for p in (workdir.results() / "segments").glob("*.wav")}
-    assert on_disk == {row["segment_id"] for row in after}
+    assert on_disk == {row.segment_id for row in after}
 
 
 def _book(work):
@@ -78,7 +78,7 @@ def test_published_wav_with_queued_row_is_named_then_healed_by_verify(workdir, r
     workdir.run_book()
     catalog = workdir.results() / "catalog.tsv"
     rows = read_catalog(catalog)
-    victim = rows[5]["segment_id"]
+    victim = rows[5].segment_id
     from narrator.catalog import mark_queued
 
     mark_queued(catalog, [victim])
@@ -101,7 +101,7 @@ def test_completed_row_with_missing_wav_is_rerendered(workdir, reference_book):
     _as_if_killed_before_assembly(workdir)
     started = len(workdir.rendered_jobs())
     workdir.run_book()
-    assert sorted(workdir.rendered_jobs()[started:]) == sorted(r["segment_id"] for r in missing)
+    assert sorted(workdir.rendered_jobs()[started:]) == sorted(r.segment_id for r in missing)
     assert np.array_equal(_book(workdir), reference_book[0])
 
 
@@ -113,7 +113,7 @@ def test_stray_temp_files_are_ignored_and_cleaned(workdir, reference_book):
     victim.unlink()
     stray_of_victim = segments / f".{victim.name}.tmp-999-1"
     stray_of_victim.write_bytes(b"RIFF partial")
-    stray_other = segments / f".{rows[9]['segment_id']}.wav.tmp-999-2"
+    stray_other = segments / f".{rows[9].segment_id}.wav.tmp-999-2"
     stray_other.write_bytes(b"RIFF partial")
     _as_if_killed_before_assembly(workdir)
     workdir.run_book()
@@ -132,12 +132,12 @@ def test_wav_truncated_behind_the_catalogs_back_is_named_then_rerendered(workdir
     wav.write_bytes(wav.read_bytes()[:1000])
     failed = workdir.run_book(check=False)
     assert failed.returncode != 0
-    assert victim["segment_id"] in failed.stderr + failed.stdout
+    assert victim.segment_id in failed.stderr + failed.stdout
     result = workdir.narrator("verify")
     assert "1 re-queued" in result.stdout
     started = len(workdir.rendered_jobs())
     workdir.run_book()
-    assert workdir.rendered_jobs()[started:] == [victim["segment_id"]]
+    assert workdir.rendered_jobs()[started:] == [victim.segment_id]
     assert np.array_equal(_book(workdir), reference_book[0])
 
 
@@ -175,7 +175,7 @@ def test_default_piper_engine_renders_identically_in_two_separate_runs(tmp_path)
         )
         work.snakemake("--cores", "2", "--resources", "gpu=1", "--config", "book=short.md")
         rows = read_catalog(work.results("short") / "catalog.tsv")
-        assert [row["status"] for row in rows] == [COMPLETED] * 5
+        assert [row.status for row in rows] == [COMPLETED] * 5
         books.append(read_audio(work.results("short") / "short.wav")[0])
     assert len(books[0]) > 22050 * 3
     assert np.array_equal(books[0], books[1])
