@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from narrator.catalog import read_catalog
+from narrator.catalog import read_catalog, wav_file
 
 pytestmark = pytest.mark.slow
 
@@ -36,7 +36,7 @@ def test_a_restart_groups_the_pending_segments_25_to_a_job(workdir):
     workdir.snakemake("--cores", "1", str(catalog.relative_to(workdir.path)), "--config", "engine=espeak")
     segments = len(read_catalog(catalog))
     # Some segments already rendered before the "crash".
-    rendered = [row.wav_path for row in read_catalog(catalog)[:10]]
+    rendered = [str(wav_file(catalog, row).relative_to(workdir.path)) for row in read_catalog(catalog)[:10]]
     workdir.snakemake("--cores", "1", *rendered, "--config", "engine=espeak")
 
     dry = workdir.snakemake("-n", "--profile", "profiles/cluster-generic", "--config", "engine=espeak")
