@@ -40,7 +40,9 @@ def test_sigkill_at_random_moments_then_restart_gives_the_identical_book(workdir
     total = len(reference_rows)
     seed = int(os.environ.get(SEED_VARIABLE) or random.SystemRandom().randrange(1 << 30))
     replay = f"(replay with {SEED_VARIABLE}={seed})"
-    targets = sorted(random.Random(seed).sample(range(1, total - 1), KILLS - 1))
+    # Targets stop a quarter before the end: a kill is seen only at the next poll, and by then a
+    # target just short of the last segment has often been passed (measured: one run in several).
+    targets = sorted(random.Random(seed).sample(range(1, total - total // 4), KILLS - 1))
     published_at_kill: list[set[str]] = []
     started_per_run: list[Counter] = []
     in_flight = 0
