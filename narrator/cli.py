@@ -14,7 +14,7 @@ from narrator.errors import CatalogError, UserError
 from narrator.lock import holding
 from narrator.status import format_progress, format_status, glyphs_for, progress
 from narrator.verify import verify_catalog
-from narrator.workflow import describe_os_error
+from narrator.workflow import faults_in_one_line
 
 #: Home the cursor and clear the screen (only ever written to a terminal).
 CLEAR = "\x1b[H\x1b[2J"
@@ -92,15 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         sub.add_argument("--results", default="results", help="where to look when none is named")
     args = parser.parse_args(argv)
     try:
-        args.run(args)
+        with faults_in_one_line(then="run the command again"):
+            args.run(args)
     except UserError as error:
         print(f"narrator: {error}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        fault = describe_os_error(error, then="run the command again")
-        if fault is None:
-            raise
-        print(f"narrator: {fault}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -8,7 +8,7 @@ import os
 import signal
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,19 @@ def describe_os_error(error: BaseException, then: str = RUN_AGAIN) -> str | None
     path = error.filename  # None, or a descriptor, for a failed write to an open file
     where = "" if path is None or isinstance(path, int) else f"{os.fsdecode(path)}: "
     return f"{where}{os.strerror(error.errno)}; {MACHINE_FAULTS[error.errno]}, then {then}"
+
+
+@contextlib.contextmanager
+def faults_in_one_line(then: str = RUN_AGAIN) -> Iterator[None]:
+    """Turn a machine fault (full disk, permission, read-only or failing disk) into a UserError of
+    one line; any other error goes on as it is."""
+    try:
+        yield
+    except OSError as error:
+        fault = describe_os_error(error, then)
+        if fault is None:
+            raise
+        raise UserError(fault) from None
 
 
 def failure_message(what: str, error: BaseException, log: Path) -> str:
@@ -94,14 +107,9 @@ def start_run(book_results: Path) -> None:
     run as threads of this process (narrator.interrupt; Snakemake has set its SIGTERM handler by
     now). UserError, one line, if the lock or the log fails."""
     interrupt.watch(signal.SIGINT, signal.SIGTERM)
-    try:
+    with faults_in_one_line():
         ResultsLock(book_results, "snakemake").acquire()
         write_disk_full_log()
-    except OSError as error:
-        fault = describe_os_error(error)
-        if fault is None:
-            raise
-        raise UserError(fault) from None
 
 
 def job_name(log: Path) -> str:

@@ -275,3 +275,16 @@ def test_a_hand_edited_number_is_one_line_naming_the_row(rendered: Path, capsys)
     assert main(["status", str(rendered)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "12x4" in err
+
+
+@pytest.mark.slow
+def test_a_re_plan_on_a_read_only_results_folder_is_one_line(workdir, tiny_disk: Path) -> None:
+    # book.json without its catalog is an unproven plan: the run must take the lock and remove it.
+    (tiny_disk / "sample").mkdir()
+    (tiny_disk / "sample" / "book.json").write_text("{}")
+    subprocess.run(["mount", "-o", "remount,ro", str(tiny_disk)], check=True)
+    result = workdir.run_book(f"results={tiny_disk}", check=False)
+    assert result.returncode != 0
+    lines = [line for line in result.stderr.splitlines() if line.startswith("narrator: ")]
+    assert len(lines) == 1 and "Read-only file system" in lines[0], result.stderr
+    assert "Traceback" not in result.stderr

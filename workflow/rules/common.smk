@@ -17,7 +17,7 @@ from narrator.cluster import (
 )
 from narrator.invocation import changes_nothing
 from narrator.plan import PlanSettings, replan_if_unproven
-from narrator.workflow import log_bug
+from narrator.workflow import faults_in_one_line, log_bug
 
 
 def fail(message):
@@ -78,9 +78,10 @@ PLAN_SETTINGS = PlanSettings.from_config(config)
 # made again: left alone, Snakemake says "nothing to be done" or assembles a shorter book.
 if not workflow.remote_exec:
     try:
-        replanning = replan_if_unproven(
-            Path(RESULTS) / BOOK_ID, BOOK_ID, lambda: changes_nothing(sys.argv)
-        )
+        with faults_in_one_line():
+            replanning = replan_if_unproven(
+                Path(RESULTS) / BOOK_ID, BOOK_ID, lambda: changes_nothing(sys.argv)
+            )
     except UserError as error:
         fail(str(error))
     if replanning:
