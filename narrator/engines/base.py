@@ -37,6 +37,22 @@ def language_refused(engine: str, voice: str, speaks: str, language: str, choose
     )
 
 
+def first_line(error: BaseException) -> str:
+    """The first line of an error's message, or its type when it has none: for one-line refusals."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def onnx_session_options(onnxruntime: Any, threads: int) -> Any:
+    """onnxruntime session options for one render job: ``threads`` intra-op threads, none idle-spinning."""
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # Idle pool threads would otherwise spin, stealing CPU from parallel Snakemake jobs.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
 class Engine(abc.ABC):
     """A loaded text-to-speech model.
 

@@ -19,7 +19,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from narrator.engines.base import Engine, EngineError, language_refused, same_language
+from narrator.engines.base import (
+    Engine,
+    EngineError,
+    first_line,
+    language_refused,
+    onnx_session_options,
+    same_language,
+)
 
 _OPTIONS = ("model_path", "voices_path", "voice", "speed", "language", "device", "threads")
 #: Phoneme tokens the model takes in one call (its position table holds 512, two are padding).
@@ -45,11 +52,6 @@ def _onnxruntime() -> Any:
     except ImportError:
         raise EngineError(f"the kokoro engine needs its extra: {_EXTRA}") from None
     return onnxruntime
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
 
 
 def _file(options: Mapping[str, Any], key: str, official: str) -> Path:
@@ -87,7 +89,7 @@ def _voices(path: Path) -> Any:
     try:
         voices = np.load(path)
     except (OSError, ValueError, zipfile.BadZipFile) as error:
-        raise EngineError(f"cannot read kokoro voices file {path}: {_first_line(error)}") from None
+        raise EngineError(f"cannot read kokoro voices file {path}: {first_line(error)}") from None
     if not isinstance(voices, np.lib.npyio.NpzFile):
         raise EngineError(f"kokoro voices file {path} is one array, not a voices-v1.0.bin archive")
     return voices
@@ -234,7 +236,7 @@ class KokoroEngine(Engine):
         try:
             model = onnx.load(str(model_path))
         except Exception as error:  # noqa: BLE001 - protobuf and onnx raise assorted types
-            raise EngineError(f"cannot read kokoro model {model_path}: {_first_line(error)}") from None
+            raise EngineError(f"cannot read kokoro model {model_path}: {first_line(error)}") from None
         inputs = {value.name for value in model.graph.input}
         if not {"style", "speed"} <= inputs or not inputs & {"tokens", "input_ids"}:
             raise EngineError(f"{model_path} is not a Kokoro model: it takes {', '.join(sorted(inputs))}")
@@ -244,17 +246,13 @@ class KokoroEngine(Engine):
             raise EngineError(f"kokoro model {model_path} draws noise ({', '.join(random)}): not repeatable")
         del model
 
-        session_options = onnxruntime.SessionOptions()
-        session_options.intra_op_num_threads = _threads(options)
-        session_options.inter_op_num_threads = 1
-        # Idle pool threads would otherwise spin, stealing CPU from parallel Snakemake jobs.
-        session_options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        session_options = onnx_session_options(onnxruntime, _threads(options))
         try:
             session = onnxruntime.InferenceSession(
                 str(model_path), sess_options=session_options, providers=_providers(cls.device(options))
             )
         except Exception as error:  # noqa: BLE001 - onnxruntime raises assorted types
-            raise EngineError(f"cannot load kokoro model {model_path}: {_first_line(error)}") from None
+            raise EngineError(f"cannot load kokoro model {model_path}: {first_line(error)}") from None
         espeak = EspeakConfig(espeakng_loader.get_library_path(), espeakng_loader.get_data_path())
         tokenizer = Tokenizer(espeak, vocab=embedded_vocab(session) or None)
         return cls(session, tokenizer, style, _speed(options), _language(options))

@@ -20,7 +20,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from narrator.engines.base import Engine, EngineError, language_refused, same_language
+from narrator.engines.base import (
+    Engine,
+    EngineError,
+    first_line,
+    language_refused,
+    onnx_session_options,
+    same_language,
+)
 
 _OPTIONS = ("model", "length_scale", "noise_scale", "noise_w_scale", "threads")
 
@@ -91,11 +98,6 @@ def _model_inputs(config: Any, scales: np.ndarray, ids: list[int]) -> dict[str, 
     return feeds
 
 
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
-
-
 def _voice_files(options: Mapping[str, Any]) -> tuple[Path, Path]:
     """The voice's .onnx model and its .onnx.json config: the 'model' option's, else the bundled voice."""
     if options.get("model") is not None:
@@ -119,7 +121,7 @@ def _voice_config(config_path: Path) -> dict[str, Any]:
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
-        raise EngineError(f"cannot read piper voice config {config_path}: {_first_line(error)}") from None
+        raise EngineError(f"cannot read piper voice config {config_path}: {first_line(error)}") from None
     if not isinstance(config, dict):
         raise EngineError(f"cannot read piper voice config {config_path}: not a JSON object")
     return config
@@ -168,7 +170,7 @@ class PiperEngine(Engine):
         try:
             config = PiperConfig.from_dict(_voice_config(config_path))
         except (KeyError, TypeError, ValueError) as error:
-            raise EngineError(f"cannot read piper voice config {config_path}: {_first_line(error)}") from None
+            raise EngineError(f"cannot read piper voice config {config_path}: {first_line(error)}") from None
         try:
             scales = np.array(
                 [
@@ -180,23 +182,20 @@ class PiperEngine(Engine):
             )
             threads = int(options.get("threads", 1))
         except (TypeError, ValueError) as error:
-            raise EngineError(f"bad piper option: {_first_line(error)}") from None
+            raise EngineError(f"bad piper option: {first_line(error)}") from None
         if scales[1] <= 0 or scales[0] < 0 or scales[2] < 0 or threads < 1:
             raise EngineError("piper options need length_scale > 0, noise scales >= 0 and threads >= 1")
 
         try:
             model = onnx.load(str(model_path))
             noise_names = _replace_random_nodes(model)
-            session_options = onnxruntime.SessionOptions()
-            session_options.intra_op_num_threads = threads
-            session_options.inter_op_num_threads = 1
-            # Idle pool threads would otherwise spin, stealing CPU from parallel Snakemake jobs.
-            session_options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             session = onnxruntime.InferenceSession(
-                model.SerializeToString(), sess_options=session_options, providers=["CPUExecutionProvider"]
+                model.SerializeToString(),
+                sess_options=onnx_session_options(onnxruntime, threads),
+                providers=["CPUExecutionProvider"],
             )
         except Exception as error:  # noqa: BLE001 - onnx/onnxruntime raise assorted types
-            raise EngineError(f"cannot load piper voice {model_path}: {_first_line(error)}") from None
+            raise EngineError(f"cannot load piper voice {model_path}: {first_line(error)}") from None
 
         # Probe run on an empty sentence with 1x1x1 buffers: learns each noise input's rank
         # and channel count from the graph itself (and warms the session up).
