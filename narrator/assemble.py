@@ -1,8 +1,9 @@
 """Assemble the book WAV (the lossless master) from verified segments only, streaming one at a time.
 
 Two passes over the segments: the first verifies every segment and measures the loudness of the
-book as it will be laid out; the second writes it with one book-level gain. Only one segment is in
-memory at a time in either pass.
+book as it will be laid out, and what a true-peak limiter would take from it at any gain; the second
+writes it with the one book-level gain that lands the limited book on the target, through that
+limiter. Only one segment is in memory at a time in either pass.
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ from narrator import interrupt
 from narrator.audio import SUBTYPE, AudioCheckError, decode_verified
 from narrator.catalog import Row, read_planned, wav_file
 from narrator.errors import CatalogError
-from narrator.loudness import LoudnessMeter, LoudnessTarget, book_gain
+from narrator.loudness import (
+    BookGain,
+    LimiterForecast,
+    LoudnessMeter,
+    LoudnessTarget,
+    TruePeakLimiter,
+    book_gain,
+)
 from narrator.publish import publishing, replace_durably
 from narrator.timeline import Timeline, book_rate, build_timeline
 
@@ -99,8 +107,12 @@ def _checked(catalog_path: Path, row: Row, rate: int) -> np.ndarray:
     return pcm
 
 
-def _measure(meter: LoudnessMeter, pcm: np.ndarray) -> None:
-    meter.add(pcm.astype(np.float64) / _FULL_SCALE)
+def _to_float(pcm: np.ndarray) -> np.ndarray:
+    return pcm.astype(np.float64) / _FULL_SCALE
+
+
+def _to_pcm(samples: np.ndarray) -> np.ndarray:
+    return np.clip(np.round(samples * _FULL_SCALE), -32768, 32767).astype(np.int16)
 
 
 def _layout(
@@ -119,6 +131,12 @@ def _layout(
     yield from _silence(timeline.trail)
 
 
+def _write_measured(book: sf.SoundFile, meter: LoudnessMeter, samples: np.ndarray) -> None:
+    out = _to_pcm(samples)
+    book.write(out)
+    meter.add(_to_float(out))
+
+
 def _figures(meter: LoudnessMeter) -> dict[str, float | None]:
     def finite(value: float) -> float | None:
         return round(value, 2) if math.isfinite(value) else None
@@ -130,17 +148,29 @@ def _loudness_report(
     target: LoudnessTarget,
     before: LoudnessMeter,
     after: LoudnessMeter,
-    gain_db: float,
-    limited_by: str,
+    gain: BookGain,
+    limiter: TruePeakLimiter,
     frames: int,
 ) -> dict[str, Any]:
+    settings = limiter.settings
     return {
         "standard": "ITU-R BS.1770-4 integrated loudness (EBU R128 gating); true peak by 4x oversampling",
         "target_lufs": target.target,
         "true_peak_ceiling_dbtp": target.true_peak,
         "before": _figures(before),
-        "gain_db": round(gain_db, 3),
-        "limited_by": limited_by,
+        "gain_db": round(gain.gain_db, 3),
+        # The plain gain to the target, and what was added to make up for the limiter's loss.
+        "gain_to_target_db": round(gain.to_target_db, 3),
+        "limiter_correction_db": round(gain.correction_db, 3),
+        "forecast_lufs": round(gain.forecast_lufs, 2) if math.isfinite(gain.forecast_lufs) else None,
+        "limiter": {
+            "threshold_dbtp": round(limiter.threshold_db, 3),
+            "lookahead_ms": settings.lookahead_s * 1000,
+            "release_ms": settings.release_s * 1000,
+            "limited_share": round(limiter.limited_samples / frames, 6) if frames else 0.0,
+            "limited_seconds": round(limiter.limited_samples / limiter.rate, 3),
+            "max_reduction_db": round(limiter.max_reduction_db, 2),
+        },
         "after": _figures(after),
         "sample_rate": before.rate,
         "frames": frames,
@@ -158,8 +188,9 @@ def assemble_book(
 
     The layout (lead pad, each segment followed by the pause its row names, trail pad) is the
     timeline's (narrator.timeline), the same one chapter markers and subtitles use. With a loudness
-    target, the whole book gets one gain that meets it without passing the true-peak ceiling, and
-    the figures before and after go to ``report_path`` (JSON). If any segment is not completed and
+    target, the whole book gets one gain to it, corrected for what the true-peak limiter that
+    follows takes off the peaks above the ceiling, and the figures before and after and the
+    limiter's work go to ``report_path`` (JSON). If any segment is not completed and
     verified, nothing is published and one error names them all.
     """
     catalog_path, book_path = Path(catalog_path), Path(book_path)
@@ -173,6 +204,7 @@ def assemble_book(
     # Pass 1: verify every segment; measure the book as laid out, while all is well.
     problems: list[str] = []
     before = LoudnessMeter(rate) if loudness is not None else None
+    forecast = LimiterForecast(rate, loudness.true_peak) if loudness is not None else None
 
     def first_pass(row: Row) -> np.ndarray | None:
         try:
@@ -188,18 +220,21 @@ def assemble_book(
         for piece in _layout(rows, timeline, first_pass):
             if problems:
                 before = None  # keep checking, to name every bad segment at once
-            elif before is not None:
-                _measure(before, piece)
+            elif before is not None and forecast is not None:
+                samples = _to_float(piece)
+                before.add(samples)
+                forecast.add(samples)
     if problems or timeline is None:
         raise _not_ready(problems, catalog_path)
 
-    gain_db, limited_by = 0.0, "off"
-    if loudness is not None and before is not None:
-        gain_db, limited_by = book_gain(before.integrated(), before.true_peak_dbtp(), loudness)
-    factor = 10.0 ** (gain_db / 20.0)
+    gain, limiter = None, None
+    if loudness is not None and before is not None and forecast is not None:
+        forecast.finish()
+        gain = book_gain(before, forecast, loudness)
+        limiter = TruePeakLimiter(rate, loudness.true_peak)
 
-    # Pass 2: write the master with the gain, measuring what is written.
-    after = LoudnessMeter(rate) if loudness is not None else None
+    # Pass 2: write the master with the gain, through the limiter, measuring what is written.
+    after = LoudnessMeter(rate) if limiter is not None else None
 
     def second_pass(row: Row) -> np.ndarray:
         try:
@@ -212,24 +247,29 @@ def assemble_book(
     with publishing(book_path) as temp:
         try:
             with sf.SoundFile(temp, "w", rate, 1, SUBTYPE, format=wav_format(timeline.frames)) as book:
-                for piece in _layout(rows, timeline, second_pass):
-                    out = piece
-                    if gain_db != 0.0 and len(piece):
-                        out = np.clip(np.round(piece * factor), -32768, 32767).astype(np.int16)
-                    book.write(out)
-                    if after is not None:
-                        _measure(after, out)
+                if gain is None or limiter is None or after is None:
+                    for piece in _layout(rows, timeline, second_pass):
+                        book.write(piece)
+                else:
+                    factor = 10.0 ** (gain.gain_db / 20.0)
+                    for piece in _layout(rows, timeline, second_pass):
+                        _write_measured(book, after, limiter.process(_to_float(piece) * factor))
+                    # The limiter answers a look-ahead late; its flush writes the last samples, so
+                    # every sample lands where the timeline puts it.
+                    _write_measured(book, after, limiter.flush())
         except sf.LibsndfileError as error:
             raise _write_error(temp, error) from None
 
-        if loudness is not None and before is not None and after is not None:
-            report = _loudness_report(loudness, before, after, gain_db, limited_by, timeline.frames)
+        if loudness is not None and before is not None and gain and limiter and after:
+            report = _loudness_report(loudness, before, after, gain, limiter, timeline.frames)
             if report_path is not None:
                 replace_durably(Path(report_path), json.dumps(report, indent=2).encode() + b"\n")
+            limited = report["limiter"]
             loudness_note = (
                 f"; loudness {report['before']['integrated_lufs']} -> {report['after']['integrated_lufs']}"
-                f" LUFS, true peak {report['after']['true_peak_dbtp']} dBTP"
-                f" (gain {gain_db:+.2f} dB, {limited_by})"
+                f" LUFS, true peak {report['after']['true_peak_dbtp']} dBTP (gain {gain.gain_db:+.2f} dB;"
+                f" limiter on {limited['limited_share']:.2%} of samples,"
+                f" up to {limited['max_reduction_db']} dB)"
             )
         # The master is published last, on leaving this block: once it exists, the loudness
         # report beside it is already whole.

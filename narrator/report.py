@@ -232,9 +232,11 @@ def loudness(report: Mapping[str, Any]) -> Figure:
         axes.set_xticks([0, 1], ["before", "after"])
         axes.set_ylabel(label)
         axes.set_ylim(floor, top)
-    gain, limit = report.get("gain_db", 0.0), report.get("limited_by", "?")
+    gain, limiter = report.get("gain_db", 0.0), report.get("limiter", {})
+    share, reduction = limiter.get("limited_share", 0.0), limiter.get("max_reduction_db", 0.0)
     figure.suptitle(
-        f"Loudness: gain {gain:+.2f} dB applied to the whole book (limited by {limit})",
+        f"Loudness: gain {gain:+.2f} dB applied to the whole book;"
+        f" peaks limited on {share:.1%} of samples, by up to {reduction:.1f} dB",
         x=0.01,
         ha="left",
         fontsize=10,

@@ -34,7 +34,13 @@ from narrator.ffmpeg import (
     parse_ffmetadata,
     read_back,
 )
-from narrator.loudness import LoudnessMeter, LoudnessTarget, book_gain
+from narrator.loudness import (
+    LimiterForecast,
+    LoudnessMeter,
+    LoudnessTarget,
+    TruePeakLimiter,
+    book_gain,
+)
 from narrator.package import (
     PackageSettings,
     chapter_filenames,
@@ -90,7 +96,20 @@ def speech(chars: int, seed: int, level: float = 0.1) -> np.ndarray:
     return (level * voice * envelope / np.max(np.abs(voice))).astype(np.float32)
 
 
-def make_book(folder: Path, level: float = 0.1, titles: list[str] = HOSTILE) -> tuple[Path, Path]:
+def peaky_speech(chars: int, seed: int, level: float = 0.1) -> np.ndarray:
+    """``speech`` with three short noise bursts a second, as TTS plosives and clicks peak: its true
+    peak sits 20-25 dB above its loudness (Piper's, in the sample book: 20.5 dB)."""
+    rng = np.random.default_rng(1000 + seed)
+    voice = speech(chars, seed, level).astype(np.float64)
+    for start in rng.integers(0, len(voice) - 100, size=max(1, len(voice) // RATE * 3)):
+        length = int(rng.integers(40, 100))  # 2-5 ms
+        voice[start : start + length] += 1.5 * level * rng.standard_normal(length) * np.hanning(length)
+    return voice.astype(np.float32)
+
+
+def make_book(
+    folder: Path, level: float = 0.1, titles: list[str] = HOSTILE, voice=speech
+) -> tuple[Path, Path]:
     """A three-chapter catalog of certified WAVs (no engine), its book.json and a cover."""
     segments = folder / "segments"
     segments.mkdir(parents=True)
@@ -113,7 +132,7 @@ def make_book(folder: Path, level: float = 0.1, titles: list[str] = HOSTILE) -> 
             sequence = len(rows) + 1
             segment_id = f"{sequence:016x}"
             wav = segments / f"{segment_id}.wav"
-            data = encode_wav(speech(len(text), sequence, level), RATE, segment_id)
+            data = encode_wav(voice(len(text), sequence, level), RATE, segment_id)
             wav.write_bytes(data)
             row = Row(
                 segment_id=segment_id,
@@ -250,11 +269,70 @@ def test_streaming_loudness_equals_pyloudnorm(rate: int) -> None:
     assert meter.true_peak_dbtp() == pytest.approx(true_peak, abs=1e-6)
 
 
-def test_book_gain_is_the_smaller_of_target_and_ceiling() -> None:
-    assert book_gain(-24.0, -10.0, TARGET) == (pytest.approx(6.0), "target")
-    assert book_gain(-24.0, -4.0, TARGET) == (pytest.approx(2.5), "true_peak")
-    assert book_gain(-12.0, -0.5, TARGET) == (pytest.approx(-6.0), "target")
-    assert book_gain(float("-inf"), float("-inf"), TARGET) == (0.0, "silence")
+def limited(samples: np.ndarray, ceiling: float, chunk: int) -> tuple[np.ndarray, TruePeakLimiter]:
+    limiter = TruePeakLimiter(RATE, ceiling)
+    pieces = [limiter.process(samples[start : start + chunk]) for start in range(0, len(samples), chunk)]
+    return np.concatenate([*pieces, limiter.flush()]), limiter
+
+
+def measured(samples: np.ndarray) -> LoudnessMeter:
+    meter = LoudnessMeter(RATE)
+    meter.add(samples)
+    return meter
+
+
+def test_limiter_keeps_16_bit_true_peak_under_the_ceiling_in_any_chunks() -> None:
+    rng = np.random.default_rng(7)
+    hard = np.concatenate(
+        [
+            np.zeros(1000),
+            0.4 * rng.standard_normal(RATE // 2),  # dense peaks, 6 dB over
+            0.9 * np.sin(2 * np.pi * 0.45 * np.arange(RATE // 4) + 0.3),  # intersample peaks near Nyquist
+            np.zeros(3000),
+            0.02 * rng.standard_normal(RATE // 2),  # quiet: far from any peak, untouched
+        ]
+    )
+    hard[1000] = 0.99  # a peak in the first look-ahead of sound
+    hard[1000 + RATE // 2 + RATE // 4 + 3000 - 1] = -0.99  # the last sample before the silence
+    whole, limiter = limited(hard, -1.5, len(hard))
+    for chunk in (1, 777, 1 << 14 | 5):
+        assert np.array_equal(limited(hard, -1.5, chunk)[0], whole), chunk
+    assert len(whole) == len(hard)
+    pcm = np.round(whole * 32768) / 32768
+    assert measured(pcm).true_peak_dbtp() <= -1.5
+    assert measured(hard).true_peak_dbtp() > 0.5 and limiter.max_reduction_db > 2
+    # Aligned: each output sample is its input sample times a gain in (0, 1].
+    sound = hard != 0
+    ratio = whole[sound] / hard[sound]
+    assert np.all(ratio > 0) and np.all(ratio <= 1)
+    assert not np.any(whole[~sound]), "silence must stay digital zero"
+    quiet = slice(len(hard) - RATE // 4, len(hard))
+    assert np.array_equal(whole[quiet], hard[quiet])
+
+
+def test_limiter_passes_a_signal_under_the_ceiling_bit_for_bit() -> None:
+    signal = peaky_speech(40, 3, level=0.01).astype(np.float64)
+    assert measured(signal).true_peak_dbtp() < -1.7
+    out, limiter = limited(signal, -1.5, 1000)
+    assert np.array_equal(out, signal) and limiter.limited_samples == 0 and limiter.max_reduction_db == 0
+
+
+def test_forecast_predicts_the_limited_loudness_at_any_gain() -> None:
+    signal = np.concatenate([peaky_speech(60, seed, 0.02) for seed in range(1, 5)]).astype(np.float64)
+    before = measured(signal)
+    forecast = LimiterForecast(RATE, -1.5)
+    for start in range(0, len(signal), 5000):
+        forecast.add(signal[start : start + 5000])
+    forecast.finish()
+    losses = []
+    for gain_db in (0.0, 22.0, 28.0):  # peaks 20 dB under the ceiling: none, 2 and 8 dB over
+        out = limited(signal * 10 ** (gain_db / 20), -1.5, 1 << 16)[0]
+        expected = before.integrated() + gain_db + forecast.loss_db(gain_db, before.gated_energy())
+        assert abs(measured(out).integrated() - expected) < 0.2, gain_db
+        losses.append(forecast.loss_db(gain_db, before.gated_energy()))
+    assert losses[0] == 0 and losses[2] < losses[1] < 0
+    silent = book_gain(measured(np.zeros(RATE)), LimiterForecast(RATE, -1.5), TARGET)
+    assert (silent.gain_db, silent.correction_db) == (0.0, 0.0)
 
 
 def test_master_is_gained_to_the_target_and_reported(tmp_path: Path) -> None:
@@ -266,11 +344,14 @@ def test_master_is_gained_to_the_target_and_reported(tmp_path: Path) -> None:
     assert rate == RATE and len(pcm) == timeline.frames
     assert abs(pyloudnorm.Meter(rate).integrated_loudness(pcm) - TARGET.target) < 0.1
     figures = json.loads(report.read_text())
-    assert figures["limited_by"] == "target" and figures["target_lufs"] == TARGET.target
+    assert figures["target_lufs"] == TARGET.target
     assert figures["before"]["integrated_lufs"] < -30
     assert abs(figures["after"]["integrated_lufs"] - TARGET.target) < 0.05
     assert figures["gain_db"] == pytest.approx(TARGET.target - figures["before"]["integrated_lufs"], abs=0.01)
-    assert "LUFS" in summary
+    # Peaks stay under the ceiling at this gain: the limiter does nothing and nothing is corrected.
+    assert figures["limiter_correction_db"] == 0 and figures["gain_db"] == figures["gain_to_target_db"]
+    assert figures["limiter"]["limited_share"] == 0 and figures["limiter"]["max_reduction_db"] == 0
+    assert "LUFS" in summary and "limiter on 0.00% of samples" in summary
     # The pads and pauses stay digital silence; the speech sits exactly where the timeline says.
     assert not np.any(pcm[: timeline.lead]) and not np.any(pcm[timeline.frames - timeline.trail :])
     first = timeline.spans[0]
@@ -279,14 +360,33 @@ def test_master_is_gained_to_the_target_and_reported(tmp_path: Path) -> None:
     )
 
 
-def test_true_peak_ceiling_limits_the_gain(tmp_path: Path) -> None:
-    catalog, _ = make_book(tmp_path, level=0.3)  # peaks near full scale already
-    report = tmp_path / "loudness.json"
-    assemble_book(catalog, tmp_path / "book.wav", PAUSES, LoudnessTarget(target=-5.0, true_peak=-1.5), report)
+def test_limiter_lands_a_peaky_book_on_the_target_under_the_ceiling(tmp_path: Path) -> None:
+    catalog, _ = make_book(tmp_path, voice=peaky_speech)
+    plain, master, report = tmp_path / "plain.wav", tmp_path / "book.wav", tmp_path / "loudness.json"
+    assemble_book(catalog, plain, PAUSES)  # no loudness: the book as laid out
+    summary = assemble_book(catalog, master, PAUSES, TARGET, report)
     figures = json.loads(report.read_text())
-    assert figures["limited_by"] == "true_peak"
-    assert figures["after"]["true_peak_dbtp"] <= -1.5 + 0.02
-    assert figures["after"]["integrated_lufs"] < -5.0
+    before = figures["before"]
+    # One gain under the ceiling, as before the limiter, would have left the book 3 LU or more short.
+    assert before["true_peak_dbtp"] + TARGET.target - before["integrated_lufs"] - TARGET.true_peak > 3
+    pcm = sf.read(master, dtype="float64")[0]
+    assert abs(pyloudnorm.Meter(RATE).integrated_loudness(pcm) - TARGET.target) < 0.5
+    assert abs(figures["after"]["integrated_lufs"] - TARGET.target) < 0.2
+    assert measured(pcm).true_peak_dbtp() <= TARGET.true_peak
+    assert figures["after"]["true_peak_dbtp"] <= TARGET.true_peak
+    limiter = figures["limiter"]
+    assert 0 < limiter["limited_share"] < 0.2 and limiter["max_reduction_db"] > 3
+    assert limiter["limited_seconds"] == pytest.approx(limiter["limited_share"] * len(pcm) / RATE, abs=0.01)
+    assert figures["limiter_correction_db"] > 0
+    assert f"up to {limiter['max_reduction_db']} dB" in summary
+    # Sample-aligned with the book as laid out: same length, silence where it is silent, and each
+    # sample the laid-out one times the gain and a limiter gain in (0, 1].
+    raw = sf.read(plain, dtype="float64")[0]
+    assert len(pcm) == len(raw)
+    assert not np.any(pcm[raw == 0])
+    sound = raw != 0
+    ratio = pcm[sound] / (raw[sound] * 10 ** (figures["gain_db"] / 20))
+    assert np.all(ratio >= 0) and np.all(ratio <= 1 + 1 / np.abs(raw[sound] * 32768))
 
 
 def test_a_master_over_4_gib_is_written_as_rf64_and_still_packages(tmp_path: Path, monkeypatch) -> None:
@@ -562,8 +662,8 @@ def check_workflow_outputs(work: Workdir, config: dict) -> None:
     report = json.loads((results / "loudness.json").read_text())
     target = config["loudness"]["target"]
     assert report["target_lufs"] == target
-    # The configs below pick targets that espeak's peaks allow, so the gain is not capped.
-    assert report["limited_by"] == "target", report
+    # The configs below pick targets that espeak's peaks allow, so the limiter has nothing to do.
+    assert report["limiter"]["limited_share"] == 0, report
     assert abs(pyloudnorm.Meter(RATE).integrated_loudness(master) - target) < 0.5
     assert report["after"]["true_peak_dbtp"] <= config["loudness"]["true_peak"] + 0.05
     titles = [row.chapter_title for row in rows]

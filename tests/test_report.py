@@ -196,7 +196,11 @@ def test_plots_of_a_real_run_show_its_chapters_segments_and_loudness(reference_b
     measured = [
         figures[when][key] for key in ("integrated_lufs", "true_peak_dbtp") for when in ("before", "after")
     ]
-    gain = f"gain {figures['gain_db']:+.2f} dB applied to the whole book (limited by {figures['limited_by']})"
+    limiter = figures["limiter"]
+    gain = (
+        f"gain {figures['gain_db']:+.2f} dB applied to the whole book; peaks limited on"
+        f" {limiter['limited_share']:.1%} of samples, by up to {limiter['max_reduction_db']:.1f} dB"
+    )
     for label in (
         *(f"{value:.2f}" for value in measured),
         f"target {figures['target_lufs']:g}",
@@ -210,9 +214,9 @@ LOUDNESS = {
     "target_lufs": -18.0,
     "true_peak_ceiling_dbtp": -1.5,
     "before": {"integrated_lufs": -21.25, "true_peak_dbtp": -0.23},
-    "gain_db": -1.269,
-    "limited_by": "true_peak",
-    "after": {"integrated_lufs": -22.52, "true_peak_dbtp": -1.5},
+    "gain_db": 3.75,
+    "limiter": {"limited_share": 0.0812, "limited_seconds": 5.73, "max_reduction_db": 4.6},
+    "after": {"integrated_lufs": -18.02, "true_peak_dbtp": -1.6},
 }
 
 
@@ -264,9 +268,10 @@ def test_plots_from_a_hand_made_catalog_are_svg_and_reproducible(tmp_path):
     assert "The 15 slowest of 30 segments: 50% of all render time" in shown["slowest_segments"]
     assert "ch 1 #1 000000: Sentence 0." in shown["slowest_segments"]
     assert "1.5 s, 2.0 s audio, RTF 0.75" in shown["slowest_segments"]
-    for label in ("-21.25", "-22.52", "-0.23", "-1.50", "target -18", "ceiling -1.5"):
+    for label in ("-21.25", "-18.02", "-0.23", "-1.60", "target -18", "ceiling -1.5"):
         assert label in shown["loudness"], label
-    assert "Loudness: gain -1.27 dB applied to the whole book (limited by true_peak)" in shown["loudness"]
+    title = "Loudness: gain +3.75 dB applied to the whole book; peaks limited on 8.1% of samples, by up to"
+    assert f"{title} 4.6 dB" in shown["loudness"]
 
 
 def test_plots_survive_a_partial_catalog_and_a_silent_book(tmp_path):
