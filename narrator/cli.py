@@ -1,4 +1,4 @@
-"""The `narrator` command: status and verify. User mistakes end in one line, not a traceback."""
+"""The `narrator` command: status, verify and check. User mistakes end in one line, not a traceback."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from narrator.catalog import read_planned
+from narrator.check import check_book, format_results
 from narrator.errors import CatalogError, UserError
 from narrator.lock import holding
 from narrator.status import format_progress, format_status, glyphs_for, progress
@@ -77,6 +78,13 @@ def _verify(args: argparse.Namespace) -> None:
             print(f"{path}: {verify_catalog(path).summary()}")
 
 
+def _check(args: argparse.Namespace) -> int:
+    """Print the table of every output's rules; 1 when any rule fails."""
+    results = check_book(args.folder)
+    print(format_results(results))
+    return 1 if any(not result.passed for result in results) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="narrator", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -90,16 +98,19 @@ def main(argv: list[str] | None = None) -> int:
     for sub in (status, verify):
         sub.add_argument("catalogs", nargs="*", help="catalog.tsv files or results/<book_id> folders")
         sub.add_argument("--results", default="results", help="where to look when none is named")
+    check = commands.add_parser("check", help="measure a book's outputs against their rules (ACX and more)")
+    check.add_argument("folder", help="the book's results folder, results/<book_id>")
+    check.set_defaults(run=_check)
     args = parser.parse_args(argv)
     try:
         with faults_in_one_line(then="run the command again"):
-            args.run(args)
+            code = args.run(args)
     except UserError as error:
         print(f"narrator: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
-    return 0
+    return code or 0
 
 
 if __name__ == "__main__":

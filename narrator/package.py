@@ -15,7 +15,7 @@ import os
 import re
 import shutil
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
@@ -38,7 +38,7 @@ from narrator.ffmpeg import (
     write_ffmetadata,
 )
 from narrator.publish import publish_dir, publishing, remove_stale, temp_path
-from narrator.timeline import Timeline, build_timeline
+from narrator.timeline import Chapter, Timeline, build_timeline
 
 GENRE = "Audiobook"
 #: iTunes media kind (the MP4 'stik' atom) that marks a file as an audiobook.
@@ -122,7 +122,7 @@ def iso639_2(language: str) -> str:
     return _ISO639.get(primary, "und")
 
 
-def _book_timeline(
+def book_timeline(
     catalog_path: str | Path, master: str | Path, pauses: Mapping[str, float]
 ) -> tuple[list[Row], Timeline]:
     rows = read_catalog(catalog_path)
@@ -136,7 +136,7 @@ def _book_timeline(
     return rows, timeline
 
 
-def _cover_args(cover: Path | None, input_index: int) -> list[str]:
+def cover_args(cover: Path | None, input_index: int) -> list[str]:
     if cover is None:
         return []
     codec = "copy" if cover.suffix.lower() in COPYABLE_COVERS else "png"
@@ -168,7 +168,7 @@ def package_m4b(
 ) -> str:
     """Encode the master to AAC in an MP4 (iPod/M4B flavour) with chapters, tags and cover."""
     master, output = Path(master), Path(output)
-    _, timeline = _book_timeline(catalog_path, master, pauses)
+    _, timeline = book_timeline(catalog_path, master, pauses)
     info = book_info(book_json, settings)
     ffmpeg = find_ffmpeg(settings.ffmpeg)
     metadata = Metadata(
@@ -182,7 +182,7 @@ def package_m4b(
         if info.cover is not None:
             args += ["-i", info.cover]
         args += ["-map", "0:a:0", "-map_metadata", "1", "-map_chapters", "1", *ffmetadata_args(metadata)]
-        args += _cover_args(info.cover, 2)
+        args += cover_args(info.cover, 2)
         args += ["-c:a", "aac", "-b:a", settings.m4b_bitrate]
         args += ["-metadata:s:a:0", f"language={iso639_2(info.language)}"]
         if settings.faststart:
@@ -228,17 +228,79 @@ def chapter_filenames(titles: Sequence[str], extension: str) -> list[str]:
     ]
 
 
-def _feed(stdin: IO[bytes], *, master: Path, start: int, end: int) -> None:
-    """Stream samples [start, end) of the master into ffmpeg's stdin as raw 16-bit PCM."""
+def master_blocks(master: Path, start: int, end: int, dtype: str = "int16") -> Iterator[np.ndarray]:
+    """Samples [start, end) of the master, a block at a time (a chapter can be hours long)."""
     with sf.SoundFile(str(master)) as wav:
         wav.seek(start)
         remaining = end - start
         while remaining > 0:
-            block = wav.read(min(remaining, _READ_CHUNK), dtype="int16")
+            block = wav.read(min(remaining, _READ_CHUNK), dtype=dtype)
             if len(block) == 0:
                 raise CatalogError(f"{master} ended before sample {end}")
-            stdin.write(np.ascontiguousarray(block, dtype="<i2").tobytes())
+            yield block
             remaining -= len(block)
+
+
+def _feed(stdin: IO[bytes], *, master: Path, start: int, end: int) -> None:
+    """Stream samples [start, end) of the master into ffmpeg's stdin as raw 16-bit PCM."""
+    for block in master_blocks(master, start, end):
+        stdin.write(np.ascontiguousarray(block, dtype="<i2").tobytes())
+
+
+def write_chapter_files(
+    output_dir: Path,
+    timeline: Timeline,
+    info: BookInfo,
+    settings: PackageSettings,
+    encoding: tuple[str, str],
+    input_args: Sequence[str],
+    output_args: Sequence[str],
+    feed_for: Callable[[Chapter], Callable[[IO[bytes]], None]],
+) -> None:
+    """One tagged file per chapter, ``NN - Title.<extension>``, the folder published whole.
+
+    ``encoding`` is (extension, muxer); ffmpeg reads the raw PCM that ``feed_for(chapter)`` writes
+    (``input_args`` give its format) and encodes it with ``output_args`` (codec, bitrate, filters).
+    """
+    extension, muxer = encoding
+    ffmpeg = find_ffmpeg(settings.ffmpeg)
+    chapters = timeline.chapters
+    names = chapter_filenames([c.title for c in chapters], extension)
+    year, total = tag_year(settings.year), len(chapters)
+    language = iso639_2(info.language)
+
+    remove_stale(output_dir)
+    temp_dir = temp_path(output_dir, "")
+    temp_dir.mkdir(parents=True)
+    try:
+        for chapter, name in zip(chapters, names, strict=True):
+            tags = {**book_tags(info, year), "title": chapter.title, "language": language}
+            if muxer == "mp3":
+                tags["track"] = f"{chapter.number}/{total}"  # ID3 TRCK "n/N"
+            else:
+                tags.update(track=str(chapter.number), TRACKTOTAL=str(total))  # Vorbis comments
+            metadata = Metadata(tags=tags)
+            meta = write_ffmetadata(temp_dir.with_name(f"{temp_dir.name}.ffmetadata"), metadata)
+            args: list[str | os.PathLike[str]] = [*input_args, "-i", "pipe:0", "-i", meta]
+            cover = info.cover if muxer == "mp3" else None  # ffmpeg's Ogg muxer takes no picture stream
+            if cover is not None:
+                args += ["-i", cover]
+            args += [
+                "-map",
+                "0:a:0",
+                "-map_metadata",
+                "1",
+                *ffmetadata_args(metadata),
+                *cover_args(cover, 2),
+            ]
+            args += [*output_args, "-f", muxer, temp_dir / name]
+            try:
+                run_ffmpeg(ffmpeg, args, feed=feed_for(chapter))
+            finally:
+                meta.unlink()
+        publish_dir(temp_dir, output_dir)
+    finally:
+        shutil.rmtree(temp_dir, ignore_errors=True)
 
 
 def package_chapters(
@@ -255,49 +317,18 @@ def package_chapters(
         known = sorted(CHAPTER_FORMATS)
         raise UserError(f"config encode.chapter_format: {settings.chapter_format!r} is not one of {known}")
     encoder, muxer = CHAPTER_FORMATS[settings.chapter_format]
-    _, timeline = _book_timeline(catalog_path, master, pauses)
-    info = book_info(book_json, settings)
-    ffmpeg = find_ffmpeg(settings.ffmpeg)
-    chapters = timeline.chapters
-    names = chapter_filenames([c.title for c in chapters], settings.chapter_format)
-    year, total = tag_year(settings.year), len(chapters)
-    language = iso639_2(info.language)
-
-    remove_stale(output_dir)
-    temp_dir = temp_path(output_dir, "")
-    temp_dir.mkdir(parents=True)
-    try:
-        for chapter, name in zip(chapters, names, strict=True):
-            tags = {**book_tags(info, year), "title": chapter.title, "language": language}
-            if muxer == "mp3":
-                tags["track"] = f"{chapter.number}/{total}"  # ID3 TRCK "n/N"
-            else:
-                tags.update(track=str(chapter.number), TRACKTOTAL=str(total))  # Vorbis comments
-            metadata = Metadata(tags=tags)
-            meta = write_ffmetadata(temp_dir.with_name(f"{temp_dir.name}.ffmetadata"), metadata)
-            args: list[str | os.PathLike[str]] = ["-f", "s16le", "-ar", str(timeline.rate), "-ac", "1"]
-            args += ["-i", "pipe:0", "-i", meta]
-            cover = info.cover if muxer == "mp3" else None  # ffmpeg's Ogg muxer takes no picture stream
-            if cover is not None:
-                args += ["-i", cover]
-            args += [
-                "-map",
-                "0:a:0",
-                "-map_metadata",
-                "1",
-                *ffmetadata_args(metadata),
-                *_cover_args(cover, 2),
-            ]
-            args += ["-c:a", encoder, "-b:a", settings.chapter_bitrate, "-f", muxer, temp_dir / name]
-            feed = partial(_feed, master=master, start=chapter.start, end=chapter.end)
-            try:
-                run_ffmpeg(ffmpeg, args, feed=feed)
-            finally:
-                meta.unlink()
-        publish_dir(temp_dir, output_dir)
-    finally:
-        shutil.rmtree(temp_dir, ignore_errors=True)
-    return f"packaged {total} chapter files ({settings.chapter_format}) into {output_dir}"
+    _, timeline = book_timeline(catalog_path, master, pauses)
+    write_chapter_files(
+        output_dir,
+        timeline,
+        book_info(book_json, settings),
+        settings,
+        (settings.chapter_format, muxer),
+        ["-f", "s16le", "-ar", str(timeline.rate), "-ac", "1"],
+        ["-c:a", encoder, "-b:a", settings.chapter_bitrate],
+        lambda chapter: partial(_feed, master=master, start=chapter.start, end=chapter.end),
+    )
+    return f"packaged {len(timeline.chapters)} chapter files ({settings.chapter_format}) into {output_dir}"
 
 
 # --- subtitles ----------------------------------------------------------------------------------
@@ -341,7 +372,7 @@ def write_subtitles(
     if kind not in ("srt", "vtt"):
         raise ValueError(f"unknown subtitle kind {kind!r}")
     output = Path(output)
-    rows, timeline = _book_timeline(catalog_path, master, pauses)
+    rows, timeline = book_timeline(catalog_path, master, pauses)
     with publishing(output) as temp, open(temp, "w", encoding="utf-8", newline="\n") as handle:
         for cue in subtitle_cues(rows, timeline, kind):
             handle.write(cue)

@@ -109,7 +109,13 @@ OUTPUT_PATHS = {
     "chapters": "{results}/{book}/chapters",
     "srt": "{results}/{book}/{book}.srt",
     "vtt": "{results}/{book}/{book}.vtt",
+    "acx": "{results}/{book}/acx",
 }
+#: The outputs a preset adds to config["outputs"].
+PRESET_OUTPUTS = {"": [], "acx": ["acx"]}
+OUTPUT_KINDS = list(
+    dict.fromkeys([*config["outputs"], *PRESET_OUTPUTS[config["preset"]]])
+)
 
 
 wildcard_constraints:
@@ -123,7 +129,7 @@ def get_final_output():
         [f"{RESULTS}/{BOOK_ID}/{BOOK_ID}.wav"]
         + [
             OUTPUT_PATHS[kind].format(results=RESULTS, book=BOOK_ID)
-            for kind in config["outputs"]
+            for kind in OUTPUT_KINDS
         ]
         + expand(rules.report_plots.output, book=BOOK_ID)
     )

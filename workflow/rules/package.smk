@@ -1,5 +1,6 @@
-# Audiobook out: the M4B, per-chapter files and subtitles, all from the master WAV and the timeline
-# (catalog frames + pauses). Changing pauses, loudness or encoding re-runs these, never a render.
+# Audiobook out: the M4B, per-chapter files, ACX files and subtitles, all from the master WAV and
+# the timeline (catalog frames + pauses). Changing pauses, loudness or encoding re-runs these, never
+# a render.
 
 
 rule package_m4b:
@@ -55,6 +56,35 @@ rule package_chapters:
             input.catalog,
             input.book_json,
             output.chapters,
+            params.pauses,
+            params.settings,
+        )
+
+
+rule package_acx:
+    input:
+        master=get_master,
+        catalog=get_catalog,
+        book_json=get_book_json,
+        cover=get_cover,
+    output:
+        acx=directory(f"{RESULTS}/{{book}}/acx"),
+    log:
+        "logs/package_acx/{book}.log",
+    params:
+        pauses=config["pauses"],
+        settings=PACKAGE_SETTINGS,
+    run:
+        from narrator.workflow import run_logged
+        from narrator.acx import package_acx
+
+        run_logged(
+            log[0],
+            package_acx,
+            input.master,
+            input.catalog,
+            input.book_json,
+            output.acx,
             params.pauses,
             params.settings,
         )
