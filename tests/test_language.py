@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import Workdir, read_audio
+import yaml
+from conftest import REPO, Workdir, read_audio
 
 from narrator.audio import to_pcm16
 from narrator.catalog import read_catalog, wav_file
@@ -123,7 +124,9 @@ def test_espeak_plans_and_renders_a_french_book_with_a_french_voice(french: Work
         "--cores", "2", "render_all", "--config", "book=matin.epub", "engine=espeak", AUTO_ESPEAK
     )
     rows = read_catalog(french.results("matin") / "catalog.tsv")
-    options = {"voice": "fr", "rate": 175}  # config.yaml's rate, the voice picked for fr
+    # The voice picked for fr, at config.yaml's pace.
+    pace = yaml.safe_load((REPO / "config.yaml").read_text())["pace"]
+    options = EspeakEngine.for_pace({"voice": "fr"}, pace)
     # The plan's ids carry the picked voice, and the render jobs spoke with it.
     assert [row.segment_id for row in rows] == segment_ids(
         [row.spoken for row in rows], render_key("espeak", options)

@@ -67,6 +67,13 @@ class Engine(abc.ABC):
     max_chars: ClassVar[int]
     #: Whether text may carry inline phonemes as [[ ... ]] (the lexicon's phoneme forms).
     supports_phonemes: ClassVar[bool] = False
+    #: The option that sets how fast the voice speaks; "" for none.
+    speed_option: ClassVar[str] = ""
+    #: How long the default voice takes per word, measured by bench/pace.py at two speeds: a word
+    #: takes ``fixed + stretched * stretch`` seconds of speech, where stretch 1 is the engine's
+    #: neutral speed and 2 twice as slow. None where no voice could be measured; ``pace`` then
+    #: leaves the voice at its own speed.
+    pace_fit: ClassVar[tuple[float, float] | None] = None
 
     @classmethod
     def device(cls, options: Mapping[str, Any]) -> str:
@@ -92,6 +99,21 @@ class Engine(abc.ABC):
         language is refused with one EngineError line (see ``language_refused``).
         """
         return dict(options)  # an engine that cannot tell its voice's language does not block
+
+    @classmethod
+    def for_pace(cls, options: Mapping[str, Any], wpm: float) -> dict[str, Any]:
+        """These options with the speed option set so the voice speaks ``wpm`` words per minute,
+        unless the options set it themselves (an explicit setting wins)."""
+        if cls.pace_fit is None or cls.speed_option in options:
+            return dict(options)
+        fixed, stretched = cls.pace_fit
+        stretch = max((60.0 / wpm - fixed) / stretched, 0.1)
+        return {**options, cls.speed_option: cls.speed_setting(options, stretch)}
+
+    @classmethod
+    def speed_setting(cls, options: Mapping[str, Any], stretch: float) -> float | int:
+        """The speed option's value that slows the voice by ``stretch`` (see ``pace_fit``)."""
+        raise NotImplementedError(f"{cls.name} has a pace_fit but no speed_setting")
 
     @classmethod
     @abc.abstractmethod

@@ -31,6 +31,7 @@ _WORKER_MODULE = "narrator.engines._espeak_worker"
 # copy of it whatever the host's working directory contains.
 _IMPORT_ROOT = Path(__file__).resolve().parents[2]
 
+DEFAULT_RATE = 175  # espeak-ng's own, its stretch 1
 RATE_RANGE = (80, 450)  # espeakRATE_MINIMUM / espeakRATE_MAXIMUM, words per minute
 PITCH_RANGE = (0, 100)
 #: The voice option's value (also when unset) that means "espeak-ng's voice for the book's language".
@@ -168,6 +169,8 @@ class EspeakEngine(Engine):
 
     name: ClassVar[str] = "espeak"
     max_chars: ClassVar[int] = 500
+    speed_option: ClassVar[str] = "rate"
+    pace_fit: ClassVar[tuple[float, float] | None] = (-0.0243, 0.3223)
 
     def __init__(self, config: dict[str, Any]) -> None:
         self._config = config
@@ -204,6 +207,11 @@ class EspeakEngine(Engine):
         return dict(options)
 
     @classmethod
+    def speed_setting(cls, options: Mapping[str, Any], stretch: float) -> int:
+        low, high = RATE_RANGE
+        return min(max(round(DEFAULT_RATE / stretch), low), high)
+
+    @classmethod
     def load(cls, options: Mapping[str, Any]) -> EspeakEngine:
         voice = options.get("voice", "en-us")
         if not isinstance(voice, str) or not voice.strip():
@@ -212,7 +220,7 @@ class EspeakEngine(Engine):
             raise EngineError("espeak voice 'auto' is picked per book: resolve it with for_language first")
         config = {
             "voice": voice,
-            "rate": _int_option(options, "rate", 175, RATE_RANGE),
+            "rate": _int_option(options, "rate", DEFAULT_RATE, RATE_RANGE),
             "pitch": _int_option(options, "pitch", 50, PITCH_RANGE),
         }
         return cls(config)

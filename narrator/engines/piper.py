@@ -145,6 +145,9 @@ class PiperEngine(Engine):
     # First guess of flow-noise frames per phoneme id (at length_scale 1). Measured speech
     # uses ~2-4 (22050 Hz, hop 256); a short guess costs one extra run, never wrong audio.
     frames_per_id: ClassVar[float] = 8.0
+    speed_option: ClassVar[str] = "length_scale"
+    # The bundled joe voice; other Piper voices speak at roughly its pace.
+    pace_fit: ClassVar[tuple[float, float] | None] = (0.0779, 0.1996)
 
     def __init__(self, voice: Any, noise: list[tuple[str, str, int]], scales: np.ndarray) -> None:
         self._voice = voice  # piper.PiperVoice holding our edited session
@@ -217,6 +220,13 @@ class PiperEngine(Engine):
         if speaks and not same_language(speaks, language):
             raise language_refused(cls.name, model_path.name, speaks, language, "engines.piper.model")
         return dict(options)
+
+    @classmethod
+    def speed_setting(cls, options: Mapping[str, Any], stretch: float) -> float:
+        # Relative to the voice's own length_scale, which its config may set.
+        _, config_path = _voice_files(options)
+        own = float(_voice_config(config_path).get("inference", {}).get("length_scale", 1.0))
+        return round(own * stretch, 3)
 
     @property
     def sample_rate(self) -> int:

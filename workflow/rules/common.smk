@@ -52,6 +52,10 @@ try:
         config["engines"].get(config["engine"], {}),
         config["language"] or book_language,
     )
+    # The pace becomes the engine's own speed option here, so it is part of every render key.
+    config["engines"][config["engine"]] = ENGINE.for_pace(
+        config["engines"][config["engine"]], config["pace"]
+    )
     # The plan and the packaging read these only after hours of work; read them whole now.
     if config["lexicon"]:
         Lexicon.load(config["lexicon"])
