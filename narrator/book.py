@@ -44,3 +44,6 @@ class Book:
     encoding: str = "utf-8"
     #: What the reader recovered from or decided, one line each, for the plan log.
     notes: tuple[str, ...] = ()
+    #: When the book was published, as its metadata gives it (YYYY, YYYY-MM or YYYY-MM-DD);
+    #: empty when it says nothing, and then no date is invented for the tags.
+    date: str = ""

@@ -9,7 +9,6 @@ the real extension last) and published by rename, so a crash leaves either the o
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 import re
@@ -58,7 +57,7 @@ class PackageSettings:
     faststart: bool = False
     chapter_format: str = "opus"
     chapter_bitrate: str = "48k"
-    #: Release year for the tags; empty for the current year.
+    #: Release date for the tags, overriding the book's own; empty for the book's own, if any.
     year: str = ""
     #: A cover image overriding the book's own; empty for the book's own, if any.
     cover: str = ""
@@ -70,6 +69,8 @@ class BookInfo:
     authors: tuple[str, ...]
     language: str
     cover: Path | None
+    #: Publication date for the tags; empty when neither the book nor the config gives one.
+    date: str = ""
 
     @property
     def artist(self) -> str:
@@ -77,7 +78,8 @@ class BookInfo:
 
 
 def book_info(book_json: str | Path, settings: PackageSettings) -> BookInfo:
-    """Title, authors, language and cover from the plan's book.json, the config's cover winning."""
+    """Title, authors, language, date and cover from the plan's book.json; the config's cover and
+    year win over the book's."""
     book_json = Path(book_json)
     data = json.loads(book_json.read_text(encoding="utf-8"))
     cover = None
@@ -94,11 +96,8 @@ def book_info(book_json: str | Path, settings: PackageSettings) -> BookInfo:
         authors=tuple(str(a) for a in data.get("authors") or ()),
         language=str(data.get("language") or ""),
         cover=cover,
+        date=str(settings.year).strip() or str(data.get("date") or ""),
     )
-
-
-def tag_year(setting: str | int) -> str:
-    return str(setting) if str(setting).strip() else str(datetime.date.today().year)
 
 
 # ISO 639-1 -> ISO 639-2/T, for the MP4 track language (which must be three letters).
@@ -144,15 +143,20 @@ def cover_args(cover: Path | None, input_index: int) -> list[str]:
     return ["-map", f"{input_index}:v:0", "-c:v", codec, "-disposition:v:0", "attached_pic"]
 
 
-def book_tags(info: BookInfo, year: str) -> dict[str, str]:
-    return {
+def book_tags(info: BookInfo) -> dict[str, str]:
+    """File-level tags from the book alone: no date where it has none, its language where known."""
+    tags = {
         "title": info.title,
         "album": info.title,
         "artist": info.artist,
         "album_artist": info.artist,
         "genre": GENRE,
-        "date": year,
     }
+    if info.date:
+        tags["date"] = info.date
+    if iso639_2(info.language) != "und":
+        tags["language"] = iso639_2(info.language)
+    return tags
 
 
 # --- M4B ----------------------------------------------------------------------------------------
@@ -172,7 +176,7 @@ def package_m4b(
     info = book_info(book_json, settings)
     ffmpeg = find_ffmpeg(settings.ffmpeg)
     metadata = Metadata(
-        tags={**book_tags(info, tag_year(settings.year)), "media_type": STIK_AUDIOBOOK},
+        tags={**book_tags(info), "media_type": STIK_AUDIOBOOK},
         chapters=[MetaChapter(c.start, c.end, {"title": c.title}) for c in timeline.chapters],
         timebase=Fraction(1, timeline.rate),
     )
@@ -266,15 +270,14 @@ def write_chapter_files(
     ffmpeg = find_ffmpeg(settings.ffmpeg)
     chapters = timeline.chapters
     names = chapter_filenames([c.title for c in chapters], extension)
-    year, total = tag_year(settings.year), len(chapters)
-    language = iso639_2(info.language)
+    total = len(chapters)
 
     remove_stale(output_dir)
     temp_dir = temp_path(output_dir, "")
     temp_dir.mkdir(parents=True)
     try:
         for chapter, name in zip(chapters, names, strict=True):
-            tags = {**book_tags(info, year), "title": chapter.title, "language": language}
+            tags = {**book_tags(info), "title": chapter.title}
             if muxer == "mp3":
                 tags["track"] = f"{chapter.number}/{total}"  # ID3 TRCK "n/N"
             else:

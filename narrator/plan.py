@@ -173,6 +173,7 @@ def write_book_json(book: Book, book_json_path: Path, language: str, record: Pla
     metadata = {
         "title": book.title,
         "authors": list(book.authors),
+        "date": book.date,
         "language": language,
         "cover": cover_name,
         "encoding": book.encoding,

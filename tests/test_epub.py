@@ -7,7 +7,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import alice_path
+from conftest import BOOKS, alice_path
 
 from narrator.book import Book, Chapter
 from narrator.errors import BookError
@@ -585,3 +585,16 @@ def test_malformed_ncx_names_the_member(tmp_path: Path) -> None:
 
 def test_empty_spine_and_no_toc(tmp_path: Path) -> None:
     assert "no readable content" in _error(write_epub(tmp_path / "hollow.epub", {}, opf([], [])))
+
+
+@pytest.mark.parametrize(
+    ("name", "date"),
+    [
+        ("alice-in-wonderland-pg11.epub", "2008-06-27"),  # EPUB 3 dc:date
+        ("se-robert-frost_north-of-boston.epub", "2014-05-25"),
+        ("calibre-quick-start-sv.epub", ""),  # Calibre's 0101-01-01 placeholder means no date
+        ("idpf-epub30-spec.epub", ""),  # no dc:date at all: nothing is invented
+    ],
+)
+def test_the_publication_date_comes_from_the_book_only(name: str, date: str) -> None:
+    assert read_epub(BOOKS / name).date == date

@@ -60,6 +60,7 @@ _IMAGE_MAGIC = (
     (b"GIF89a", "image/gif"),
 )
 _OPF_ROLE = "{http://www.idpf.org/2007/opf}role"
+_OPF_EVENT = "{http://www.idpf.org/2007/opf}event"
 
 
 def _one_line(error: BaseException) -> str:
@@ -269,6 +270,19 @@ class _Epub:
             if re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*", tag):
                 return tag
         return "en"
+
+    def date(self) -> str:
+        """The publication date: EPUB 2's original-publication or publication event first, never
+        a modification or creation date; EPUB 3's dc:date is the publication date."""
+        ranked: list[tuple[int, str]] = []
+        for element in self._metadata("date"):
+            event = (element.get(_OPF_EVENT) or element.get("event") or "").strip().lower()
+            found = re.match(r"\d{4}(-\d{2}(-\d{2})?)?", text_of(element))
+            rank = {"original-publication": 0, "publication": 1, "": 2}.get(event)
+            # Calibre writes 0101-01-01 for "no date".
+            if found and rank is not None and not found.group().startswith("0101"):
+                ranked.append((rank, found.group()))
+        return min(ranked)[1] if ranked else ""
 
     def cover(self) -> Cover | None:
         item = next((i for i in self.manifest.values() if "cover-image" in i.properties), None)
@@ -542,4 +556,5 @@ def read_epub(path: Path, notes: str = "drop") -> Book:
             language=epub.language(),
             cover=epub.cover(),
             notes=tuple(epub.notes),
+            date=epub.date(),
         )
