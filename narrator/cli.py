@@ -13,7 +13,7 @@ from narrator.catalog import read_planned
 from narrator.check import check_book, format_results
 from narrator.errors import CatalogError, UserError
 from narrator.lock import holding
-from narrator.status import format_progress, format_status, glyphs_for, progress
+from narrator.status import book_seconds, format_progress, format_status, glyphs_for, progress
 from narrator.verify import verify_catalog
 from narrator.workflow import faults_in_one_line
 
@@ -40,7 +40,8 @@ def _snapshot(args: argparse.Namespace, out: TextIO) -> str:
             if args.brief:
                 blocks.append(format_progress(path, progress(rows)))
             else:
-                blocks.append(format_status(path, rows, now, columns, glyphs))
+                book = book_seconds(path.parent, rows)
+                blocks.append(format_status(path, rows, now, columns, glyphs, book))
         except CatalogError as error:
             if not args.watch:
                 raise

@@ -1,9 +1,14 @@
-"""Figures for Snakemake's HTML report, from the catalog and loudness.json alone.
+"""Figures for Snakemake's HTML report, from the catalog and loudness.json, and its key figures.
 
-Five SVG plots: audio minutes per chapter, the render real-time factor (RTF) of every segment,
-throughput over the run, the slowest segments, and the loudness before and after assembly against
-the target. Only matplotlib's object API is used (no pyplot): rules run as threads of the Snakemake
-process, and pyplot's global figure state is not thread-safe.
+Six SVG plots: audio minutes per chapter, words per minute of speech per chapter, the render
+real-time factor (RTF) of every segment, throughput over the run, the slowest segments, and the
+loudness before and after assembly against the target. Only matplotlib's object API is used (no
+pyplot): rules run as threads of the Snakemake process, and pyplot's global figure state is not
+thread-safe.
+
+The report's landing page (workflow/report/workflow.rst) includes ``summary.rst``: a table of the
+book's key figures (book length apart from speech time, pace, loudness, render speed) and the table
+of ``narrator check``'s rules on the outputs.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,13 +28,18 @@ matplotlib.use("Agg")
 from matplotlib.figure import Figure
 
 from narrator.catalog import Row, read_catalog, rows_by_chapter
-from narrator.errors import CatalogError
+from narrator.check import CheckResult, check_book
+from narrator.errors import CatalogError, UserError
+from narrator.pace import pace_by_chapter, pace_of
+from narrator.package import BookInfo, PackageSettings, book_info
 from narrator.publish import publishing
-from narrator.status import clock
+from narrator.status import clock, master_seconds
 from narrator.timeline import build_timeline, chapter_title
 
 #: The plots, by output name, in the order the report lists them.
-PLOTS = ("chapter_minutes", "render_rtf", "throughput", "slowest_segments", "loudness")
+PLOTS = ("chapter_minutes", "chapter_pace", "render_rtf", "throughput", "slowest_segments", "loudness")
+#: Audiobooks are narrated at about 150-170 words per minute of speech; the pace plot marks the band.
+NARRATION_WPM = (150.0, 170.0)
 #: How many segments the slowest-segments chart shows.
 SLOWEST = 15
 #: Fixed salt and no date: the same data gives byte-identical SVGs.
@@ -45,6 +56,15 @@ def _rtf(row: Row) -> float | None:
     if not row.render_seconds or not row.seconds:
         return None
     return row.render_seconds / row.seconds
+
+
+def _rtfs(rows: Sequence[Row]) -> list[float]:
+    """The RTF of every timed segment, smallest first."""
+    return sorted(value for row in _done(rows) if (value := _rtf(row)) is not None)
+
+
+def _speed(median: float) -> str:
+    return f"{1 / median:.0f}x faster than real time" if median > 0 else "instant"
 
 
 def _render_seconds(row: Row) -> float:
@@ -105,9 +125,36 @@ def chapter_minutes(rows: Sequence[Row], pauses: Mapping[str, float] | None = No
     return figure
 
 
+def chapter_pace(rows: Sequence[Row]) -> Figure:
+    """Words per minute of speech per chapter (pauses not counted), against the narration band."""
+    groups = rows_by_chapter(rows)
+    paces = pace_by_chapter(rows)
+    measured = [(number, key) for number, key in enumerate(groups, start=1) if paces[key].wpm is not None]
+    figure = _figure(7.0, max(2.2, 0.32 * len(measured) + 1.4))
+    if not measured:
+        return _empty(figure, "no speech measured yet")
+    axes = figure.add_subplot()
+    low, high = NARRATION_WPM
+    axes.axvspan(low, high, color=PAUSE, alpha=0.5, label=f"narration pace {low:g}-{high:g}")
+    values = [paces[key].wpm or 0.0 for _, key in measured]
+    positions = range(len(measured))
+    axes.barh(positions, values, color=SPEECH, height=0.6)
+    for position, value in zip(positions, values, strict=True):
+        axes.text(value, position, f" {value:.0f}", va="center", fontsize=8)
+    titles = [f"{number}. {_short(chapter_title(groups[key][0], number), 40)}" for number, key in measured]
+    axes.set_yticks(list(positions), titles)
+    axes.invert_yaxis()
+    axes.set_xlim(0, max(*values, high) * 1.15)
+    axes.set_xlabel("words per minute of speech (pauses not counted)")
+    figure.legend(loc="outside lower center", frameon=False)
+    book = pace_of(rows)
+    axes.set_title(f"Pace: {book.wpm or 0.0:.0f} words per minute of speech, {book.words} words", loc="left")
+    return figure
+
+
 def render_rtf(rows: Sequence[Row]) -> Figure:
     """Histogram of RTF = render_seconds / (frames / sample_rate), one value per timed segment."""
-    values = sorted(value for row in _done(rows) if (value := _rtf(row)) is not None)
+    values = _rtfs(rows)
     figure = _figure(7.0, 3.2)
     if not values:
         return _empty(figure, "no timed renders in the catalog")
@@ -128,8 +175,7 @@ def render_rtf(rows: Sequence[Row]) -> Figure:
     axes.legend(frameon=False)
     axes.set_xlabel("real-time factor (render seconds per second of audio; lower is faster)")
     axes.set_ylabel("segments")
-    speed = f"{1 / median:.0f}x faster than real time" if median > 0 else "instant"
-    axes.set_title(f"Render speed of {len(values)} segments: median {speed}", loc="left")
+    axes.set_title(f"Render speed of {len(values)} segments: median {_speed(median)}", loc="left")
     return figure
 
 
@@ -253,6 +299,147 @@ def save_svg(figure: Figure, path: str | Path) -> None:
         temp.write_bytes(buffer.getvalue())
 
 
+def _figure_or(value: float | None, unit: str, missing: str) -> str:
+    return missing if value is None else f"{value:.2f} {unit}"
+
+
+def key_figures(rows: Sequence[Row], report: Mapping[str, Any], book: BookInfo) -> list[tuple[str, str]]:
+    """The landing page's figures as (label, value) pairs of plain text.
+
+    Book length (the master: speech and pauses) and speech time (the segments alone) are labelled
+    apart: a book of 6:39 of speech plays for 7:27.
+    """
+    done = _done(rows)
+    length = master_seconds(report)
+    speech = sum(row.seconds for row in done)
+    figures = [
+        ("Title", book.title),
+        ("Author", book.artist or "not given in the book"),
+        ("Book length", "unknown" if length is None else f"{clock(length)} with pauses (the master WAV)"),
+        ("Speech", f"{clock(speech)} in {len(done)} of {len(rows)} segments (the voice alone, no pauses)"),
+        ("Chapters", str(len(rows_by_chapter(rows)))),
+    ]
+    pace = pace_of(rows)
+    if pace.wpm is not None:
+        chapters = [wpm for part in pace_by_chapter(rows).values() if (wpm := part.wpm) is not None]
+        spread = f"; chapters {min(chapters):.0f} to {max(chapters):.0f}" if len(chapters) > 1 else ""
+        figures.append(("Pace", f"{pace.wpm:.0f} words per minute of speech ({pace.words:,} words){spread}"))
+    after, limiter = report.get("after", {}), report.get("limiter", {})
+    figures.append(
+        (
+            "Loudness",
+            f"{_figure_or(after.get('integrated_lufs'), 'LUFS', 'silent')} integrated"
+            f" (target {report['target_lufs']:g} LUFS); true peak"
+            f" {_figure_or(after.get('true_peak_dbtp'), 'dBTP', 'n/a')}"
+            f" (ceiling {report['true_peak_ceiling_dbtp']:g} dBTP)",
+        )
+    )
+    figures.append(
+        (
+            "Limiter",
+            f"peaks limited on {limiter.get('limited_share', 0.0):.1%} of samples,"
+            f" by up to {limiter.get('max_reduction_db', 0.0):.1f} dB",
+        )
+    )
+    rtfs = _rtfs(rows)
+    if rtfs:
+        median = rtfs[len(rtfs) // 2]
+        total = clock(sum(_render_seconds(row) for row in done))
+        figures.append(
+            (
+                "Render speed",
+                f"median RTF {median:.3g} ({_speed(median)}); {total} of render time"
+                f" summed over {len(rtfs)} timed segments",
+            )
+        )
+    return figures
+
+
+#: Characters that mean something to reStructuredText inline markup or lists; escaped in book text.
+_RST_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def _rst_text(text: str) -> str:
+    """Plain text as literal reStructuredText, on one line (titles and file names are the book's)."""
+    return _RST_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def _list_table(caption: str, header: Sequence[str] | None, rows: Sequence[Sequence[str]]) -> list[str]:
+    lines = [f".. list-table:: {caption}"]
+    if header is not None:
+        lines.append("   :header-rows: 1")
+    lines.append("")
+    for cells in [header, *rows] if header is not None else rows:
+        for index, cell in enumerate(cells):
+            lines.append(f"   {'*' if index == 0 else ' '} - {_rst_text(cell)}".rstrip())
+    return [*lines, ""]
+
+
+def summary_rst(figures: Sequence[tuple[str, str]], checks: Sequence[CheckResult] | str) -> str:
+    """The key figures and the output check as reStructuredText tables for the landing page.
+
+    ``checks`` is the output check's rows, or why it could not run.
+    """
+    lines = _list_table("Key figures", None, figures)
+    if isinstance(checks, str):
+        lines += [f"Output check not run: {_rst_text(checks)}", ""]
+        return "\n".join(lines)
+    failed = sum(not check.passed for check in checks)
+    verdict = f"{len(checks)} rules, {failed} failed" if failed else f"{len(checks)} rules, all passed"
+    rows = [
+        (check.file, check.rule, check.measured, check.limit, "PASS" if check.passed else "FAIL")
+        for check in checks
+    ]
+    lines += _list_table(
+        f"Output check (narrator check): {verdict}", ("file", "rule", "measured", "limit", "result"), rows
+    )
+    return "\n".join(lines)
+
+
+def write_summary(
+    catalog_path: str | Path, loudness_path: str | Path, book_json: str | Path, summary: str | Path
+) -> str:
+    """Write the landing page's summary.rst; the output check measures the catalog's folder."""
+    rows = read_catalog(catalog_path)
+    report = _read_loudness(loudness_path)
+    figures = key_figures(rows, report, book_info(book_json, PackageSettings()))
+    checks: list[CheckResult] | str
+    try:
+        checks = check_book(Path(catalog_path).parent)
+    except UserError as error:  # e.g. no ffmpeg to decode with: the rest of the page still stands
+        checks = str(error)
+    with publishing(Path(summary)) as temp:
+        temp.write_text(summary_rst(figures, checks), encoding="utf-8")
+    if isinstance(checks, str):
+        return f"wrote {len(figures)} key figures; output check not run: {checks}"
+    failed = sum(not check.passed for check in checks)
+    return f"wrote {len(figures)} key figures and the output check ({failed} of {len(checks)} rules failed)"
+
+
+def _read_loudness(loudness_path: str | Path) -> dict[str, Any]:
+    try:
+        return json.loads(Path(loudness_path).read_text())
+    except (OSError, ValueError) as error:
+        raise CatalogError(f"{loudness_path}: cannot read the loudness report ({error})") from None
+
+
+def write_report(
+    catalog_path: str | Path,
+    loudness_path: str | Path,
+    book_json: str | Path,
+    plots: Mapping[str, str | Path],
+    summary: str | Path,
+    pauses: Mapping[str, float] | None = None,
+) -> str:
+    """The report rule: the landing page's summary, then every plot.
+
+    In this order, a job killed midway leaves a plot missing, which `snakemake --report` names in
+    one line, never the summary alone, which the landing page's include would fail on.
+    """
+    wrote = write_summary(catalog_path, loudness_path, book_json, summary)
+    return f"{write_report_plots(catalog_path, loudness_path, plots, pauses)}; {wrote}"
+
+
 def write_report_plots(
     catalog_path: str | Path,
     loudness_path: str | Path,
@@ -261,12 +448,10 @@ def write_report_plots(
 ) -> str:
     """Draw every plot named in ``outputs`` (keys from PLOTS) from the catalog and loudness.json."""
     rows = read_catalog(catalog_path)
-    try:
-        report = json.loads(Path(loudness_path).read_text())
-    except (OSError, ValueError) as error:
-        raise CatalogError(f"{loudness_path}: cannot read the loudness report ({error})") from None
+    report = _read_loudness(loudness_path)
     makers: dict[str, Callable[[], Figure]] = {
         "chapter_minutes": lambda: chapter_minutes(rows, pauses),
+        "chapter_pace": lambda: chapter_pace(rows),
         "render_rtf": lambda: render_rtf(rows),
         "throughput": lambda: throughput(rows),
         "slowest_segments": lambda: slowest_segments(rows),

@@ -1,17 +1,22 @@
-"""Progress of a book from its catalog alone: counts, audio so far, pace, an ETA and chapter bars.
+"""Progress of a book from its catalog: counts, speech so far, pace, an ETA and chapter bars.
 
-Everything here is computed from the catalog's rows, so it works while a run is going, after it
-finished, and after a crash (when nothing else is left to ask).
+Everything but the book's length is computed from the catalog's rows, so it works while a run is
+going, after it finished, and after a crash (when nothing else is left to ask). Speech time is the
+segments' own audio; the book's length adds the pauses assembly lays out between them, so it is
+read from the master's loudness.json once the master stands.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from narrator.catalog import Row, rows_by_chapter
+from narrator.pace import pace_of
 from narrator.timeline import chapter_title
 
 #: How many recent completions estimate the current throughput.
@@ -111,6 +116,30 @@ def chapters(rows: Sequence[Row]) -> list[ChapterProgress]:
     return result
 
 
+def master_seconds(report: Mapping[str, Any]) -> float | None:
+    """The master WAV's length in seconds, from the frames and rate its loudness.json records."""
+    frames, rate = report.get("frames"), report.get("sample_rate")
+    return frames / rate if isinstance(frames, int) and isinstance(rate, int) and rate > 0 else None
+
+
+def book_seconds(folder: Path, rows: Sequence[Row]) -> float | None:
+    """The assembled book's length (speech and pauses); None until the master matches the catalog.
+
+    A master older than the latest completion, or made while rows were queued, is another
+    version of the book: its length would be a wrong answer, so there is none.
+    """
+    report_path = folder / "loudness.json"
+    if not rows or len(_done(rows)) < len(rows) or not report_path.is_file():
+        return None
+    latest = max(row.completed_at or 0.0 for row in rows)
+    try:
+        if report_path.stat().st_mtime < latest:
+            return None
+        return master_seconds(json.loads(report_path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):  # mid-assembly or damaged: the length is not known yet
+        return None
+
+
 def clock(seconds: float) -> str:
     minutes, secs = divmod(round(seconds), 60)
     hours, minutes = divmod(minutes, 60)
@@ -154,14 +183,26 @@ def _fit(text: str, room: int, glyphs: Glyphs) -> str:
     return text[: max(room - len(glyphs.ellipsis), 0)] + glyphs.ellipsis
 
 
+def format_times(rows: Sequence[Row], book: float | None) -> str:
+    """Speech time and its words per minute, and the book's length with pauses, labelled apart."""
+    overall = progress(rows)
+    speech = "speech" if overall.completed == overall.total else "speech so far"
+    wpm = pace_of(rows).wpm
+    said = f"{speech} {clock(overall.audio_seconds)}" + ("" if wpm is None else f" at {wpm:.0f} words/min")
+    length = "book length with pauses once assembled" if book is None else f"book {clock(book)} with pauses"
+    return f"  time  {said}; {length}"
+
+
 def format_status(
     catalog_path: str | Path,
     rows: Sequence[Row],
     now: float,
     columns: int = 80,
     glyphs: Glyphs = UNICODE,
+    book: float | None = None,
 ) -> str:
-    """The summary line (kept stable for scripts), then pace, an overall bar and one bar per chapter."""
+    """The summary line (kept stable for scripts), then pace, speech and book time (``book``: the
+    master's seconds, None when not known), an overall bar and one bar per chapter."""
     overall = progress(rows)
     lines = [format_progress(catalog_path, overall)]
     pace = throughput(rows)
@@ -171,6 +212,7 @@ def format_status(
             f"{pace.audio_per_second:.1f} audio-s per wall-s (latest {pace.window}); "
             f"last {clock(max(now - pace.last_completed_at, 0.0))} ago"
         )
+    lines.append(format_times(rows, book))
     parts = chapters(rows)
     digits = max((len(str(part.total)) for part in parts), default=1)
     number_width = max((len(str(part.number)) for part in parts), default=1)
@@ -180,7 +222,7 @@ def format_status(
         f"  {'all':<{label_width}} {bar(overall.completed, overall.total, glyphs=glyphs)} "
         f"{_floor_percent(overall.completed, overall.total):>3}%  "
         f"{overall.completed:>{digits}}/{overall.total:<{digits}}  "
-        f"{clock(overall.audio_seconds)} of audio"
+        f"{clock(overall.audio_seconds)} of speech"
     )
     for part in parts:
         head = (

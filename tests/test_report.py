@@ -1,4 +1,5 @@
-"""`snakemake --report report.html` after a real run: a self-contained page whose five plots render.
+"""`snakemake --report report.html` after a real run: a self-contained page whose six plots render,
+under a landing page that shows the book's key figures and the output check.
 
 The page is opened in headless Chromium, which clicks through the report as a reader would (each
 category in the menu, then each result's view button) and records every plot image it was shown.
@@ -18,12 +19,19 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import soundfile as sf
+from docutils.core import publish_parts
 
-from narrator.report import PLOTS, write_report_plots
+from narrator.catalog import read_catalog
+from narrator.check import CheckResult
+from narrator.pace import pace_of
+from narrator.package import BookInfo
+from narrator.report import PLOTS, key_figures, summary_rst, write_report_plots, write_summary
+from narrator.status import clock
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CATEGORIES = {
-    "Audio": {"chapter_minutes", "loudness"},
+    "Audio": {"chapter_minutes", "chapter_pace", "loudness"},
     "Rendering": {"render_rtf", "throughput", "slowest_segments"},
 }
 
@@ -36,16 +44,18 @@ DRIVER = """
   const byText = (selector, text) =>
     Array.from(document.querySelectorAll(selector)).find((node) => node.textContent.trim() === text);
   async function drive() {
-    const seen = { menu: [], plots: [], errors: [] };
+    const seen = { landing: "", menu: [], plots: [], errors: [] };
     try {
       await wait(500);
+      seen.landing = document.body.innerText;
       seen.menu = Array.from(document.querySelectorAll("#app li > a")).map((a) => a.textContent.trim());
       for (const category of Object.keys(categories).sort()) {
         const item = byText("#app li > a", category);
         if (!item) { seen.errors.push("no menu item " + category); continue; }
         item.click();
         await wait(300);
-        for (const row of Array.from(document.querySelectorAll("#app table tbody tr"))) {
+        // The landing page's own tables (docutils') stay on the page; only result rows have a button.
+        for (const row of Array.from(document.querySelectorAll("#app table:not(.docutils) tbody tr"))) {
           const label = row.querySelector("td").textContent.trim();
           row.querySelector("td:last-child a").click();  // the eye button: show the result
           await wait(300);
@@ -166,6 +176,29 @@ def test_report_is_self_contained_and_shows_every_plot(workdir, chromium, tmp_pa
 
     seen = drive_report(chromium, report, tmp_path)
     assert seen["errors"] == []
+    # The first page a reader sees holds the key figures, book length and speech time apart.
+    results = workdir.results()
+    figures = json.loads((results / "loudness.json").read_text())
+    rows = read_catalog(results / "catalog.tsv")
+    master = sf.info(str(results / "sample.wav"))
+    assert figures["frames"] == master.frames
+    pace = pace_of(rows)
+    landing = seen["landing"]
+    for shown in (
+        "Key figures",
+        "The Lamplighter of Harrow Quay",
+        f"{clock(master.frames / master.samplerate)} with pauses (the master WAV)",
+        f"{clock(sum(row.seconds for row in rows))} in {len(rows)} of {len(rows)} segments",
+        f"{pace.wpm:.0f} words per minute of speech ({pace.words:,} words)",
+        f"{figures['after']['integrated_lufs']:.2f} LUFS integrated (target {figures['target_lufs']:g} LUFS)",
+        f"true peak {figures['after']['true_peak_dbtp']:.2f} dBTP",
+        f"peaks limited on {figures['limiter']['limited_share']:.1%} of samples",
+        f"summed over {len(rows)} timed segments",
+        "Output check (narrator check): 3 rules, all passed",  # master loudness, true peak, M4B length
+        "sample.m4b",
+    ):
+        assert shown in landing, (shown, landing[:3000])
+    assert 150 <= pace.wpm <= 170, pace
     assert {"Audio", "Rendering"} <= set(seen["menu"])
     shown = {Path(plot["name"]).stem: plot for plot in seen["plots"]}
     assert set(shown) == set(PLOTS)
@@ -201,6 +234,9 @@ def test_plots_of_a_real_run_show_its_chapters_segments_and_loudness(reference_b
         f"gain {figures['gain_db']:+.2f} dB applied to the whole book; peaks limited on"
         f" {limiter['limited_share']:.1%} of samples, by up to {limiter['max_reduction_db']:.1f} dB"
     )
+    chapter_pace = re.compile(r"Pace: (\d+) words per minute of speech, [\d,]+ words")
+    assert any(chapter_pace.fullmatch(text) for text in shown["chapter_pace"]), shown["chapter_pace"]
+    assert "narration pace 150-170" in shown["chapter_pace"]
     for label in (
         *(f"{value:.2f}" for value in measured),
         f"target {figures['target_lufs']:g}",
@@ -211,6 +247,8 @@ def test_plots_of_a_real_run_show_its_chapters_segments_and_loudness(reference_b
 
 
 LOUDNESS = {
+    "frames": 1_554_525,  # 70.5 s: the hand-made book with its pauses
+    "sample_rate": 22050,
     "target_lufs": -18.0,
     "true_peak_ceiling_dbtp": -1.5,
     "before": {"integrated_lufs": -21.25, "true_peak_dbtp": -0.23},
@@ -272,6 +310,91 @@ def test_plots_from_a_hand_made_catalog_are_svg_and_reproducible(tmp_path):
         assert label in shown["loudness"], label
     title = "Loudness: gain +3.75 dB applied to the whole book; peaks limited on 8.1% of samples, by up to"
     assert f"{title} 4.6 dB" in shown["loudness"]
+    # Two words a segment ("Sentence 3.") in 2 s each: 60 words per minute in every chapter.
+    assert "Pace: 60 words per minute of speech, 60 words" in shown["chapter_pace"]
+    for label in (
+        "1. Chapter 1: The Last Lamp",
+        "2. The Fog",
+        "3. Chapter 3",
+        "60",
+        "narration pace 150-170",
+    ):
+        assert label in shown["chapter_pace"], label
+
+
+BOOK = BookInfo(
+    title="Lamps *and* `Fog` | 1. _Part_", authors=("A. Writer", "B. Other"), language="en", cover=None
+)
+
+
+def test_key_figures_label_book_length_apart_from_speech():
+    from test_status import PLAN, make_rows
+
+    rows = make_rows([(title, total, total) for title, total, _ in PLAN])
+    assert key_figures(rows, LOUDNESS, BOOK) == [
+        ("Title", BOOK.title),
+        ("Author", "A. Writer, B. Other"),
+        ("Book length", "0:01:10 with pauses (the master WAV)"),
+        ("Speech", "0:01:00 in 30 of 30 segments (the voice alone, no pauses)"),
+        ("Chapters", "3"),
+        ("Pace", "60 words per minute of speech (60 words); chapters 60 to 60"),
+        ("Loudness", "-18.02 LUFS integrated (target -18 LUFS); true peak -1.60 dBTP (ceiling -1.5 dBTP)"),
+        ("Limiter", "peaks limited on 8.1% of samples, by up to 4.6 dB"),
+        (
+            "Render speed",
+            "median RTF 0.75 (1x faster than real time); 0:00:45 of render time"
+            " summed over 30 timed segments",
+        ),
+    ]
+    # Mid-run: speech so far, chapters at their own pace, no render figures without timed renders.
+    partial = make_rows(PLAN)
+    partial[0] = replace(partial[0], text="One two three four five six seven eight.")
+    untimed = [replace(row, render_seconds=None) for row in partial]
+    figures = dict(key_figures(untimed, {**LOUDNESS, "after": {}}, replace(BOOK, authors=())))
+    assert figures["Speech"] == "0:00:34 in 17 of 30 segments (the voice alone, no pauses)"
+    assert figures["Pace"] == "71 words per minute of speech (40 words); chapters 60 to 78"
+    assert figures["Author"] == "not given in the book"
+    assert figures["Loudness"].startswith("silent integrated (target -18 LUFS); true peak n/a")
+    assert "Render speed" not in figures
+
+
+def _html(rst: str) -> str:
+    """The text of the HTML that Snakemake's report makes of reStructuredText (docutils, default settings)."""
+    return html.unescape(re.sub(r"<[^>]+>", " ", publish_parts(rst, writer="html")["body"]))
+
+
+def test_summary_is_two_tables_with_the_books_text_taken_literally():
+    checks = [
+        CheckResult("book.wav", "true peak", "-1.60 dBTP", "<= -1.5 dBTP", True),
+        CheckResult("acx/01 - *One*.mp3", "RMS", "-23.00 dB", "-23 to -18 dB", False),
+    ]
+    summary = summary_rst([("Title", BOOK.title), ("Pace", "60 words per minute")], checks)
+    shown = " ".join(_html(summary).split())
+    assert "Key figures Title Lamps *and* `Fog` | 1. _Part_ Pace 60 words per minute" in shown
+    assert "Output check (narrator check): 2 rules, 1 failed" in shown
+    assert "file rule measured limit result" in shown
+    assert "book.wav true peak -1.60 dBTP <= -1.5 dBTP PASS" in shown
+    assert "acx/01 - *One*.mp3 RMS -23.00 dB -23 to -18 dB FAIL" in shown
+    skipped = " ".join(_html(summary_rst([("Title", "T")], "no ffmpeg: install ffmpeg")).split())
+    assert "Output check not run: no ffmpeg: install ffmpeg" in skipped
+
+
+def test_summary_without_a_master_says_the_check_did_not_run(tmp_path):
+    from test_status import make_rows
+
+    from narrator.catalog import write_catalog
+
+    write_catalog(tmp_path / "catalog.tsv", make_rows([("One", 3, 3)]))
+    (tmp_path / "loudness.json").write_text(json.dumps(LOUDNESS))
+    (tmp_path / "book.json").write_text(json.dumps({"title": "One *Book*", "authors": ["A. Writer"]}))
+    summary = tmp_path / "report" / "summary.rst"
+    said = write_summary(
+        tmp_path / "catalog.tsv", tmp_path / "loudness.json", tmp_path / "book.json", summary
+    )
+    assert said.startswith("wrote 9 key figures; output check not run: ")
+    shown = " ".join(_html(summary.read_text()).split())
+    assert "Title One *Book* Author A. Writer" in shown
+    assert "Output check not run:" in shown and "no master WAV" in shown
 
 
 def test_plots_survive_a_partial_catalog_and_a_silent_book(tmp_path):

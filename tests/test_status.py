@@ -1,9 +1,12 @@
-"""`narrator status` from a hand-made catalog: bars, percentages, pace, ETA, and --watch output."""
+"""`narrator status` from a hand-made catalog: bars, percentages, pace, speech time apart from the
+book's length, ETA, and --watch output."""
 
 from __future__ import annotations
 
 import argparse
 import io
+import json
+import os
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +20,7 @@ from narrator.status import (
     ASCII,
     UNICODE,
     bar,
+    book_seconds,
     chapters,
     format_status,
     glyphs_for,
@@ -113,11 +117,49 @@ def test_format_status_draws_one_bar_per_chapter():
         "audio so far 0.01 h (0:00:34); ETA 0:00:39"
     )
     assert lines[1] == "  pace  20.0 segments/min, 0.7 audio-s per wall-s (latest 17); last 0:00:30 ago"
-    assert lines[2] == "  all   ███████████░░░░░░░░░  56%  17/30  0:00:34 of audio"
-    assert lines[3] == "  ch  1 ████████████████████ 100%  10/10  Chapter 1: The Last Lamp"
-    assert lines[4] == "  ch  2 ██████████████░░░░░░  70%   7/10  The Fog"
-    assert lines[5] == "  ch  3 ░░░░░░░░░░░░░░░░░░░░   0%   0/10  Chapter 3"
-    assert len(lines) == 6
+    # 17 segments of two words ("Sentence 3.") and 2 s each: 34 words in 34 s of speech.
+    assert lines[2] == "  time  speech so far 0:00:34 at 60 words/min; book length with pauses once assembled"
+    assert lines[3] == "  all   ███████████░░░░░░░░░  56%  17/30  0:00:34 of speech"
+    assert lines[4] == "  ch  1 ████████████████████ 100%  10/10  Chapter 1: The Last Lamp"
+    assert lines[5] == "  ch  2 ██████████████░░░░░░  70%   7/10  The Fog"
+    assert lines[6] == "  ch  3 ░░░░░░░░░░░░░░░░░░░░   0%   0/10  Chapter 3"
+    assert len(lines) == 7
+
+
+def _write_loudness(folder: Path, seconds: float, mtime: float) -> None:
+    """loudness.json as assembly writes it beside the master (only the length matters here)."""
+    path = folder / "loudness.json"
+    path.write_text(json.dumps({"frames": round(seconds * RATE), "sample_rate": RATE, "target_lufs": -18.0}))
+    os.utime(path, (mtime, mtime))
+
+
+def test_book_length_is_the_masters_once_it_matches_the_catalog(tmp_path):
+    done = make_rows([("One", 4, 4), ("Two", 6, 6)])
+    last = START + 3 * 9
+    # Not assembled yet: no length, rather than a guess without the pauses.
+    assert book_seconds(tmp_path, done) is None
+    # A master from before the latest completion is another version of the book.
+    _write_loudness(tmp_path, 23.5, last - 1)
+    assert book_seconds(tmp_path, done) is None
+    _write_loudness(tmp_path, 23.5, last + 1)
+    assert book_seconds(tmp_path, done) == pytest.approx(23.5)
+    # A queued row means the master no longer matches the catalog.
+    assert book_seconds(tmp_path, make_rows([("One", 4, 4), ("Two", 6, 5)])) is None
+    (tmp_path / "loudness.json").write_text("{")  # half-written: no length yet, no crash
+    assert book_seconds(tmp_path, done) is None
+    # 10 segments of 2 s: 20 s of speech, played in 23.5 s with the pauses.
+    lines = format_status("c.tsv", done, last, book=23.5).splitlines()
+    assert lines[2] == "  time  speech 0:00:20 at 60 words/min; book 0:00:24 with pauses"
+
+
+def test_status_command_shows_the_book_length_beside_speech(tmp_path, capsys):
+    catalog = tmp_path / "catalog.tsv"
+    write_planned(catalog, make_rows([("One", 30, 30)]))
+    _write_loudness(tmp_path, 70.5, START + 3 * 30)
+    assert cli.main(["status", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "  time  speech 0:01:00 at 60 words/min; book 0:01:10 with pauses\n" in out
+    assert "  all   ████████████████████ 100%  30/30  0:01:00 of speech\n" in out
 
 
 def test_long_titles_are_cut_to_the_terminal_width():

@@ -33,6 +33,8 @@ try:
         workflow.config_settings.overwrite_config or {},
     )
     BOOK_ID = config["book_id"] or book_id_for(config["book"])
+    # The report's landing page (workflow.rst) names the book's folder by it.
+    config["book_id"] = BOOK_ID
     ENGINE = engine_class(config["engine"])
     # Hours into a run is too late to learn that a model file or a GPU is missing.
     ENGINE.preflight(config["engines"].get(config["engine"], {}))

@@ -1,5 +1,7 @@
-# Figures for `snakemake --report report.html`, drawn from the catalog and loudness.json alone.
-# Reading the catalog here is harmless: render jobs have no inputs, so nothing re-renders for it.
+# Figures for `snakemake --report report.html`, drawn from the catalog and loudness.json, and the
+# landing page's key figures (summary.rst), which include the output check of every output: so the
+# rule waits for the outputs, and redraws (in seconds) when one changes. Reading the catalog here is
+# harmless: render jobs have no inputs, so nothing re-renders for it.
 
 
 localrules:
@@ -10,12 +12,27 @@ rule report_plots:
     input:
         catalog=get_catalog,
         loudness=rules.assemble_book.output.loudness,
+        book_json=get_book_json,
+        master=get_master,
+        # Every output the config asks for ({book} stays a wildcard): the output check measures them.
+        outputs=[
+            OUTPUT_PATHS[kind].format(results=RESULTS, book="{book}")
+            for kind in OUTPUT_KINDS
+        ],
     output:
+        # Always written with the plots, so the landing page never includes a missing file.
+        summary=f"{RESULTS}/{{book}}/report/summary.rst",
         chapter_minutes=report(
             f"{RESULTS}/{{book}}/report/chapter_minutes.svg",
             caption="../report/chapter_minutes.rst",
             category="Audio",
             labels={"figure": "audio minutes per chapter"},
+        ),
+        chapter_pace=report(
+            f"{RESULTS}/{{book}}/report/chapter_pace.svg",
+            caption="../report/chapter_pace.rst",
+            category="Audio",
+            labels={"figure": "words per minute per chapter"},
         ),
         loudness=report(
             f"{RESULTS}/{{book}}/report/loudness.svg",
@@ -47,13 +64,15 @@ rule report_plots:
         pauses=config["pauses"],
     run:
         from narrator.workflow import run_logged
-        from narrator.report import PLOTS, write_report_plots
+        from narrator.report import PLOTS, write_report
 
         run_logged(
             log[0],
-            write_report_plots,
+            write_report,
             input.catalog,
             input.loudness,
+            input.book_json,
             {name: getattr(output, name) for name in PLOTS},
+            output.summary,
             params.pauses,
         )
