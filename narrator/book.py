@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+#: The kind of a credits chapter (narrator.credits): its title marks it in the audiobook but is not
+#: spoken, since its first words already say what it is.
+CREDITS = "credits"
 _COVER_EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp"}
 
 
@@ -14,7 +17,8 @@ class Chapter:
     paragraphs: tuple[str, ...]
     #: Indexes (0-based) of paragraphs after which a section ends (a scene break).
     section_ends: frozenset[int] = field(default_factory=frozenset)
-    #: "body", or "front"/"back" for matter skipped by default (licence, contents, adverts).
+    #: "body", or "front"/"back" for matter skipped by default (licence, contents, adverts), or
+    #: CREDITS.
     kind: str = "body"
     #: Titles of the parts this chapter sits in, outermost first ("Book the First", ...).
     parents: tuple[str, ...] = ()

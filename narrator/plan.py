@@ -22,6 +22,7 @@ from narrator.catalog import (
     wav_file,
     write_catalog,
 )
+from narrator.credits import with_credits
 from narrator.engines import engine_class
 from narrator.identity import record_source
 from narrator.ingest import read_book, select_chapters
@@ -73,6 +74,8 @@ class PlanSettings:
     urls: str = "host"
     #: Size limits on the book and its plan; None checks none.
     limits: Limits | None = None
+    #: Opening and closing credits (narrator.credits) around the book.
+    credits: bool = False
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> PlanSettings:
@@ -89,11 +92,19 @@ class PlanSettings:
             notes=config["notes"],
             urls=config["urls"],
             limits=Limits.from_config(config),
+            credits=wants_credits(config),
         )
 
     def digest(self) -> str:
         """A digest of every setting, recorded with the plan."""
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True, default=str).encode()).hexdigest()
+
+
+def wants_credits(config: Mapping[str, Any]) -> bool:
+    """credits: on, off, or auto: on for the outputs a listener plays as a book (M4B, ACX files)."""
+    if config["credits"] != "auto":
+        return bool(config["credits"] == "on")
+    return bool({"m4b", "acx"} & set(config["outputs"])) or config.get("preset") == "acx"
 
 
 def speaker_for(settings: PlanSettings, language: str) -> Speaker:
@@ -213,6 +224,11 @@ def write_plan(
     whole = read_book(book_path, settings.notes, settings.limits)
     book = select_chapters(whole, settings.include, settings.exclude)
     language = settings.language or book.language
+    notes = plan_notes(whole, book, language)
+    if settings.credits:
+        voice = engine_class(settings.engine).voice_name(settings.options)
+        book, credits_note = with_credits(book, language, voice)
+        notes.append(credits_note)
     rows = plan_rows(book, settings)
     if settings.limits is not None:
         check_segment_count(len(rows), settings.limits)
@@ -229,7 +245,7 @@ def write_plan(
         f"planned {len(rows)} segments in {len(book.chapters)} chapters{decoded}: {adopted} already "
         f"published, {damaged} damaged WAVs and {leftovers} leftover files removed"
     )
-    return "\n".join([summary, *plan_notes(whole, book, language)])
+    return "\n".join([summary, *notes])
 
 
 def unproven_plan(catalog_path: Path, master_path: Path) -> str | None:

@@ -19,7 +19,7 @@ from typing import Protocol
 
 import pysbd
 
-from narrator.book import Book
+from narrator.book import CREDITS, Book
 from narrator.normalize import primary_language
 
 #: What follows a segment in the assembled book; assembly maps each to a pause length.
@@ -187,10 +187,11 @@ def segment_book(
     """
     for chapter_index, chapter in enumerate(book.chapters, start=1):
         units: list[list] = []  # [paragraph, raw, spoken, pause]
-        units += [
-            [0, raw, spoken, "clause"]
-            for raw, spoken in fit_to_budget(chapter.title, budget, speak, title=True)
-        ]
+        if chapter.kind != CREDITS:
+            units += [
+                [0, raw, spoken, "clause"]
+                for raw, spoken in fit_to_budget(chapter.title, budget, speak, title=True)
+            ]
         _close(units, "paragraph", 0)
         for paragraph_index, paragraph in enumerate(chapter.paragraphs, start=1):
             paragraph_start = len(units)

@@ -101,6 +101,11 @@ class Engine(abc.ABC):
         return dict(options)  # an engine that cannot tell its voice's language does not block
 
     @classmethod
+    def voice_name(cls, options: Mapping[str, Any]) -> str:
+        """The voice's name as the opening credits say it."""
+        return cls.name.capitalize()
+
+    @classmethod
     def for_pace(cls, options: Mapping[str, Any], wpm: float) -> dict[str, Any]:
         """These options with the speed option set so the voice speaks ``wpm`` words per minute,
         unless the options set it themselves (an explicit setting wins)."""

@@ -138,6 +138,10 @@ class CoquiEngine(Engine):
         return dict(options)
 
     @classmethod
+    def voice_name(cls, options: Mapping[str, Any]) -> str:
+        return str(options.get("speaker") or "Coqui")
+
+    @classmethod
     def load(cls, options: Mapping[str, Any]) -> CoquiEngine:
         cls.preflight(options)
         return cls(options, cls.device(options))

@@ -207,6 +207,10 @@ class EspeakEngine(Engine):
         return dict(options)
 
     @classmethod
+    def voice_name(cls, options: Mapping[str, Any]) -> str:
+        return "eSpeak NG"
+
+    @classmethod
     def speed_setting(cls, options: Mapping[str, Any], stretch: float) -> int:
         low, high = RATE_RANGE
         return min(max(round(DEFAULT_RATE / stretch), low), high)

@@ -206,6 +206,14 @@ class KokoroEngine(Engine):
             )
 
     @classmethod
+    def voice_name(cls, options: Mapping[str, Any]) -> str:
+        # Kokoro voices are named language, gender, name: af_heart is Heart.
+        names = [
+            name.partition("_")[2] or name for name, _ in parse_voice(options.get("voice", DEFAULT_VOICE))
+        ]
+        return " and ".join(name.replace("_", " ").title() for name in names)
+
+    @classmethod
     def speed_setting(cls, options: Mapping[str, Any], stretch: float) -> float:
         low, high = SPEED_RANGE
         return min(max(round(1.0 / stretch, 3), low), high)

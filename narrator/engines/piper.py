@@ -222,6 +222,13 @@ class PiperEngine(Engine):
         return dict(options)
 
     @classmethod
+    def voice_name(cls, options: Mapping[str, Any]) -> str:
+        # A voice's config names the dataset it was trained on: "joe" for en_US-joe-medium.
+        _, config_path = _voice_files(options)
+        dataset = str(_voice_config(config_path).get("dataset") or "").replace("_", " ").strip()
+        return dataset.title() if dataset else "Piper"
+
+    @classmethod
     def speed_setting(cls, options: Mapping[str, Any], stretch: float) -> float:
         # Relative to the voice's own length_scale, which its config may set.
         _, config_path = _voice_files(options)
