@@ -25,17 +25,19 @@ from typing import Any
 
 import numpy as np
 
-from narrator.catalog import Row, wav_file
+from narrator.catalog import Row, mark_queued, read_planned, wav_file
 from narrator.errors import UserError
 from narrator.normalize import is_english, normalize
+from narrator.publish import fsync_dir
 
 #: What verify.asr may say; auto picks one of the others per engine (``resolve``).
 MODES = ("off", "flag", "enforce", "auto")
 #: auto's choice per engine. Coqui XTTS hallucinates and repeats, Kokoro skips words on odd input:
-#: a bad segment there must not reach the book. Piper and espeak read what they are given (no
-#: measured false reject or real fault on the sample and Alice, bench/asr.py), so their check only
-#: flags, for a listener to review, at ASR's cost of 1.3-1.7x their render time.
-AUTO_MODE = {"coqui": "enforce", "kokoro": "enforce", "piper": "flag", "espeak": "flag"}
+#: a bad segment there must not reach the book. Piper and espeak read exactly the phonemes they are
+#: given: on the sample and Alice's first chapters the check found no fault in their audio (its
+#: only failures were Whisper mishearing correct speech), while hearing costs about as much again
+#: as rendering (bench/asr.py). So auto leaves it off for them; flag or enforce turns it on.
+AUTO_MODE = {"coqui": "enforce", "kokoro": "enforce", "piper": "off", "espeak": "off"}
 #: Beside segments/<id>.wav: what the check heard and its score (narrator.render writes it).
 SIDECAR_SUFFIX = ".asr.json"
 #: Whisper's input rate.
@@ -140,7 +142,7 @@ def resolve(verify: Mapping[str, Any], engine: str, language: str, device: str, 
     AsrError, one line, when flag or enforce is set explicitly without the extra."""
     # YAML reads a bare off as false.
     asked = verify.get("asr", "auto") or "off"
-    mode = AUTO_MODE.get(engine, "flag") if asked == "auto" else asked
+    mode = AUTO_MODE.get(engine, "enforce") if asked == "auto" else asked
     tries = int(verify.get("tries", 3))
     note = f"ASR check {mode} ({'auto for ' + engine if asked == 'auto' else 'verify.asr'})"
     if mode != "off" and language and not is_english(language):
@@ -317,18 +319,68 @@ def sidecar_path(wav_path: str | Path) -> Path:
     return wav_path.with_name(wav_path.stem + SIDECAR_SUFFIX)
 
 
-def read_evidence(catalog_path: str | Path, rows: Iterable[Row]) -> dict[str, dict[str, Any]]:
-    """The sidecars of completed rows, by segment id, each only if it scored the WAV the row records
+@dataclass(frozen=True)
+class Evidence:
+    """A completed segment's sidecar: what the check heard in its WAV, and the score."""
+
+    row: Row
+    transcript: str
+    score: AsrScore
+    mode: str
+
+
+def read_evidence(catalog_path: str | Path, rows: Iterable[Row]) -> list[Evidence]:
+    """The sidecars of completed rows, in book order, each only if it scored the WAV the row records
     (same checksum): a sidecar left by a crash or by an older render is not this WAV's evidence."""
-    evidence = {}
+    evidence = []
     for row in rows:
         path = sidecar_path(wav_file(catalog_path, row))
         if not row.completed or not path.is_file():
             continue
         try:
             heard = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # unreadable evidence is no evidence; the segment shows as unchecked
+            score = AsrScore(**{name: heard[name] for name in AsrScore.__dataclass_fields__})
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # unreadable evidence is no evidence: the segment shows as unchecked
         if heard.get("sha256") == row.sha256:
-            evidence[row.segment_id] = heard
+            transcript, mode = str(heard.get("transcript", "")), str(heard.get("mode", ""))
+            evidence.append(Evidence(row, transcript, score, mode))
     return evidence
+
+
+def worst(evidence: Sequence[Evidence], count: int) -> list[Evidence]:
+    """The ``count`` segments heard least like their text: failed first, then by character error rate."""
+    return sorted(evidence, key=lambda e: (e.score.passed, -e.score.cer))[:count]
+
+
+def format_evidence(evidence: Sequence[Evidence], planned: int, count: int) -> str:
+    """``narrator check``'s listing: how many segments were heard, the flagged ones, the worst."""
+    flagged = [e for e in evidence if not e.score.passed]
+    lines = [f"ASR check: {len(evidence)} of {planned} segments heard, {len(flagged)} flagged"]
+    shown = worst(evidence, max(count, len(flagged)))
+    for item in shown:
+        verdict = "FLAGGED: " + item.score.problems() if not item.score.passed else "pass"
+        lines += [
+            f"  ch {item.row.chapter} {item.row.segment_id}  cer {item.score.cer:.2f}  {verdict}",
+            f"    text:  {item.row.spoken}",
+            f"    heard: {item.transcript}",
+        ]
+    return "\n".join(lines)
+
+
+def requeue_flagged(catalog_path: Path) -> list[Evidence]:
+    """Re-queue the completed segments whose check failed (flag mode): the next run renders them.
+
+    Their WAVs go first, then the marks, then the sidecars: a crash between leaves a completed row
+    without its WAV, which Snakemake renders again (narrator.render's crash ordering), never a WAV
+    beside a queued row. Call it holding the results folder (narrator.lock), as narrator verify does.
+    """
+    flagged = [e for e in read_evidence(catalog_path, read_planned(catalog_path)) if not e.score.passed]
+    for item in flagged:
+        wav_file(catalog_path, item.row).unlink(missing_ok=True)
+    if flagged:
+        fsync_dir(catalog_path.parent / Path(flagged[0].row.wav_path).parent)
+        mark_queued(catalog_path, [item.row.segment_id for item in flagged])
+    for item in flagged:
+        sidecar_path(wav_file(catalog_path, item.row)).unlink(missing_ok=True)
+    return flagged

@@ -1,4 +1,5 @@
-"""The `narrator` command: status, verify and check. User mistakes end in one line, not a traceback."""
+"""The `narrator` command: status, verify, check and requeue. User mistakes end in one line, not a
+traceback."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from narrator.asr import format_evidence, read_evidence, requeue_flagged
 from narrator.catalog import read_planned
 from narrator.check import check_book, format_results
 from narrator.errors import CatalogError, UserError
@@ -80,10 +82,32 @@ def _verify(args: argparse.Namespace) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    """Print the table of every output's rules; 1 when any rule fails."""
+    """Print the table of every output's rules, then the ASR check's flagged and worst segments;
+    1 when any rule fails or any segment is flagged."""
     results = check_book(args.folder)
     print(format_results(results))
-    return 1 if any(not result.passed for result in results) else 0
+    catalog_path = Path(args.folder) / "catalog.tsv"
+    # The output rules stand on their own; a folder of outputs without a plan has nothing heard.
+    rows = read_planned(catalog_path) if catalog_path.is_file() else []
+    evidence = read_evidence(catalog_path, rows)
+    if evidence:
+        print(f"\n{format_evidence(evidence, len(rows), args.worst)}")
+    flagged = any(not item.score.passed for item in evidence)
+    return 1 if flagged or any(not result.passed for result in results) else 0
+
+
+def _requeue(args: argparse.Namespace) -> None:
+    """Re-queue the segments the ASR check flagged, so that the next run renders them."""
+    for path in _catalogs(args.catalogs, args.results):
+        # A run at work on this book would race the deletions and the marks.
+        with holding(path.parent, "narrator requeue"):
+            flagged = requeue_flagged(path)
+        ids = ", ".join(item.row.segment_id for item in flagged)
+        print(f"{path}: re-queued {len(flagged)} flagged segments{': ' + ids if ids else ''}")
+    print(
+        'narrator: run snakemake with --config verify="{asr: enforce}" to render them again from the next '
+        "seeds (the first seed gives the same audio again)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,11 +120,15 @@ def main(argv: list[str] | None = None) -> int:
     status.set_defaults(run=_status)
     verify = commands.add_parser("verify", help="re-check published WAVs; re-queue damaged ones")
     verify.set_defaults(run=_verify)
-    for sub in (status, verify):
+    requeue = commands.add_parser("requeue", help="re-queue the segments the ASR check flagged")
+    requeue.add_argument("--flagged", action="store_true", required=True, help="the flagged segments")
+    requeue.set_defaults(run=_requeue)
+    for sub in (status, verify, requeue):
         sub.add_argument("catalogs", nargs="*", help="catalog.tsv files or results/<book_id> folders")
         sub.add_argument("--results", default="results", help="where to look when none is named")
     check = commands.add_parser("check", help="measure a book's outputs against their rules (ACX and more)")
     check.add_argument("folder", help="the book's results folder, results/<book_id>")
+    check.add_argument("--worst", type=int, default=10, help="how many of the worst-heard segments to list")
     check.set_defaults(run=_check)
     args = parser.parse_args(argv)
     try:

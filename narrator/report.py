@@ -1,14 +1,15 @@
 """Figures for Snakemake's HTML report, from the catalog and loudness.json, and its key figures.
 
-Six SVG plots: audio minutes per chapter, words per minute of speech per chapter, the render
-real-time factor (RTF) of every segment, throughput over the run, the slowest segments, and the
-loudness before and after assembly against the target. Only matplotlib's object API is used (no
+Seven SVG plots: audio minutes per chapter, words per minute of speech per chapter, the render
+real-time factor (RTF) of every segment, throughput over the run, the slowest segments, the
+loudness before and after assembly against the target, and the ASR check's score of every segment
+per chapter (from the segments' sidecars, narrator.asr). Only matplotlib's object API is used (no
 pyplot): rules run as threads of the Snakemake process, and pyplot's global figure state is not
 thread-safe.
 
 The report's landing page (workflow/report/workflow.rst) includes ``summary.rst``: a table of the
-book's key figures (book length apart from speech time, pace, loudness, render speed) and the table
-of ``narrator check``'s rules on the outputs.
+book's key figures (book length apart from speech time, pace, loudness, render speed, the ASR
+check), the table of ``narrator check``'s rules on the outputs, and the segments heard worst.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ matplotlib.use("Agg")
 
 from matplotlib.figure import Figure
 
+from narrator.asr import CER_LIMIT, Evidence, read_evidence, worst
 from narrator.catalog import Row, read_catalog, rows_by_chapter
 from narrator.check import CheckResult, check_book
 from narrator.errors import CatalogError, UserError
@@ -37,11 +39,21 @@ from narrator.status import clock, master_seconds
 from narrator.timeline import build_timeline, chapter_title
 
 #: The plots, by output name, in the order the report lists them.
-PLOTS = ("chapter_minutes", "chapter_pace", "render_rtf", "throughput", "slowest_segments", "loudness")
+PLOTS = (
+    "chapter_minutes",
+    "chapter_pace",
+    "render_rtf",
+    "throughput",
+    "slowest_segments",
+    "loudness",
+    "asr_scores",
+)
 #: Audiobooks are narrated at about 150-170 words per minute of speech; the pace plot marks the band.
 NARRATION_WPM = (150.0, 170.0)
 #: How many segments the slowest-segments chart shows.
 SLOWEST = 15
+#: How many of the segments heard worst the landing page lists.
+WORST_HEARD = 10
 #: Fixed salt and no date: the same data gives byte-identical SVGs.
 _RC = {"svg.hashsalt": "narrator", "font.size": 9.0, "axes.spines.top": False, "axes.spines.right": False}
 SPEECH, PAUSE, BEFORE, AFTER, TARGET = "#3b6ea5", "#a9c4e0", "#b0b0b0", "#3b6ea5", "#c0392b"
@@ -252,6 +264,33 @@ def slowest_segments(rows: Sequence[Row], count: int = SLOWEST) -> Figure:
     return figure
 
 
+def asr_scores(rows: Sequence[Row], evidence: Sequence[Evidence]) -> Figure:
+    """The ASR check's character error rate of every heard segment, one row of dots per chapter;
+    flagged segments in red."""
+    groups = rows_by_chapter(rows)
+    figure = _figure(7.0, max(2.2, 0.32 * len(groups) + 1.4))
+    if not evidence:
+        return _empty(figure, "no segment was heard (verify.asr off, or the asr extra missing)")
+    axes = figure.add_subplot()
+    position_of = {key: position for position, key in enumerate(groups)}
+    for passed, colour, label in ((True, SPEECH, "passed"), (False, TARGET, "flagged")):
+        chosen = [item for item in evidence if item.score.passed is passed]
+        if chosen:
+            # A fixed spread by sequence keeps dots apart and the SVG byte-identical run to run.
+            heights = [position_of[e.row.chapter] + ((e.row.sequence % 7) - 3) * 0.06 for e in chosen]
+            axes.scatter([item.score.cer for item in chosen], heights, s=9, color=colour, label=label)
+    axes.axvline(CER_LIMIT, color=TARGET, linestyle="--", linewidth=1, label=f"limit {CER_LIMIT:g} (+ slack)")
+    titles = [f"{n}. {_short(chapter_title(groups[key][0], n), 40)}" for n, key in enumerate(groups, start=1)]
+    axes.set_yticks(list(range(len(groups))), titles)
+    axes.invert_yaxis()
+    axes.set_xlim(0, max(1.0, *(item.score.cer for item in evidence)) * 1.05)
+    axes.set_xlabel("character error rate of what Whisper tiny.en heard against the text")
+    figure.legend(loc="outside lower center", frameon=False, ncols=3)
+    flagged = sum(not item.score.passed for item in evidence)
+    axes.set_title(f"ASR check: {len(evidence)} segments heard, {flagged} flagged", loc="left")
+    return figure
+
+
 def loudness(report: Mapping[str, Any]) -> Figure:
     """Integrated loudness and true peak before and after the book gain, against the targets."""
     figure = _figure(7.0, 3.4)
@@ -303,7 +342,9 @@ def _figure_or(value: float | None, unit: str, missing: str) -> str:
     return missing if value is None else f"{value:.2f} {unit}"
 
 
-def key_figures(rows: Sequence[Row], report: Mapping[str, Any], book: BookInfo) -> list[tuple[str, str]]:
+def key_figures(
+    rows: Sequence[Row], report: Mapping[str, Any], book: BookInfo, evidence: Sequence[Evidence] = ()
+) -> list[tuple[str, str]]:
     """The landing page's figures as (label, value) pairs of plain text.
 
     Book length (the master: speech and pauses) and speech time (the segments alone) are labelled
@@ -352,6 +393,13 @@ def key_figures(rows: Sequence[Row], report: Mapping[str, Any], book: BookInfo) 
                 f" summed over {len(rtfs)} timed segments",
             )
         )
+    if evidence:
+        flagged = sum(not item.score.passed for item in evidence)
+        median_cer = sorted(item.score.cer for item in evidence)[len(evidence) // 2]
+        heard = f"{len(evidence)} of {len(rows)} segments heard, {flagged} flagged"
+        figures.append(("ASR check", f"{heard}; median character error rate {median_cer:.2f}"))
+    else:
+        figures.append(("ASR check", "no segment heard (verify.asr off, or the asr extra missing)"))
     return figures
 
 
@@ -375,12 +423,28 @@ def _list_table(caption: str, header: Sequence[str] | None, rows: Sequence[Seque
     return [*lines, ""]
 
 
-def summary_rst(figures: Sequence[tuple[str, str]], checks: Sequence[CheckResult] | str) -> str:
-    """The key figures and the output check as reStructuredText tables for the landing page.
+def summary_rst(
+    figures: Sequence[tuple[str, str]], checks: Sequence[CheckResult] | str, evidence: Sequence[Evidence] = ()
+) -> str:
+    """The key figures, the output check and the segments heard worst as reStructuredText tables
+    for the landing page.
 
     ``checks`` is the output check's rows, or why it could not run.
     """
     lines = _list_table("Key figures", None, figures)
+    if evidence:
+        heard = [
+            (
+                f"{item.row.chapter}",
+                item.row.spoken,
+                item.transcript,
+                f"{item.score.cer:.2f}",
+                item.score.problems() or "pass",
+            )
+            for item in worst(evidence, WORST_HEARD)
+        ]
+        header = ("chapter", "text", "heard", "CER", "verdict")
+        lines += _list_table("Segments heard worst (narrator check lists them)", header, heard)
     if isinstance(checks, str):
         lines += [f"Output check not run: {_rst_text(checks)}", ""]
         return "\n".join(lines)
@@ -402,14 +466,15 @@ def write_summary(
     """Write the landing page's summary.rst; the output check measures the catalog's folder."""
     rows = read_catalog(catalog_path)
     report = _read_loudness(loudness_path)
-    figures = key_figures(rows, report, book_info(book_json, PackageSettings()))
+    evidence = read_evidence(catalog_path, rows)
+    figures = key_figures(rows, report, book_info(book_json, PackageSettings()), evidence)
     checks: list[CheckResult] | str
     try:
         checks = check_book(Path(catalog_path).parent)
     except UserError as error:  # e.g. no ffmpeg to decode with: the rest of the page still stands
         checks = str(error)
     with publishing(Path(summary)) as temp:
-        temp.write_text(summary_rst(figures, checks), encoding="utf-8")
+        temp.write_text(summary_rst(figures, checks, evidence), encoding="utf-8")
     if isinstance(checks, str):
         return f"wrote {len(figures)} key figures; output check not run: {checks}"
     failed = sum(not check.passed for check in checks)
@@ -456,6 +521,7 @@ def write_report_plots(
         "throughput": lambda: throughput(rows),
         "slowest_segments": lambda: slowest_segments(rows),
         "loudness": lambda: loudness(report),
+        "asr_scores": lambda: asr_scores(rows, read_evidence(catalog_path, rows)),
     }
     for name, path in outputs.items():
         with matplotlib.rc_context(_RC):

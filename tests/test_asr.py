@@ -9,12 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from planned import write_planned
 
-from narrator import asr
+from narrator import asr, report
 from narrator.catalog import COMPLETED, QUEUED, Row, read_catalog, wav_file
+from narrator.cli import main as narrator_main
 from narrator.engines import engine_class, get_engine
 from narrator.render import RenderError, render_segment, seed_for
-from tests.planned import write_planned
 
 pytestmark = pytest.mark.skipif(not asr.available(), reason="needs the asr extra")
 
@@ -90,9 +91,9 @@ def _one_row_catalog(folder: Path, text: str) -> tuple[Path, Row]:
     return catalog_path, row
 
 
-def _render(folder: Path, text: str, reverse: str) -> str:
+def _render(folder: Path, text: str, reverse: str, mode: str = "enforce") -> str:
     catalog_path, row = _one_row_catalog(folder, text)
-    check = asr.AsrSettings(mode="enforce", tries=2)
+    check = asr.AsrSettings(mode=mode, tries=2)
     options = {"voice": "en-us", "test_faults": {"reverse": reverse}}
     try:
         return render_segment(
@@ -125,6 +126,27 @@ def test_enforce_retry_chain_is_deterministic(tmp_path: Path) -> None:
     assert row.status == COMPLETED and sidecars[0]["sha256"] == row.sha256
 
 
+def test_flagged_segments_are_listed_and_requeued_in_one_command(tmp_path: Path, capsys) -> None:
+    text = SENTENCES[2]
+    summary = _render(tmp_path / "book", text, reverse="kind man", mode="flag")
+    assert "ASR flag: cer" in summary and "FLAGGED" in summary
+    catalog_path = tmp_path / "book" / "catalog.tsv"
+    (row,) = read_catalog(catalog_path)
+    (evidence,) = asr.read_evidence(catalog_path, [row])
+    assert row.status == COMPLETED and not evidence.score.passed
+    listing = asr.format_evidence([evidence], planned=1, count=5)
+    assert listing.startswith("ASR check: 1 of 1 segments heard, 1 flagged")
+    assert f"text:  {text}" in listing and "FLAGGED: " in listing
+    # The report: the segment in the landing page's table of the worst heard, and in the plot.
+    assert "Segments heard worst" in report.summary_rst([("Title", "t")], "not run", [evidence])
+    report.save_svg(report.asr_scores([row], [evidence]), tmp_path / "asr_scores.svg")
+    assert "ASR check: 1 segments heard, 1 flagged" in (tmp_path / "asr_scores.svg").read_text()
+    assert narrator_main(["requeue", "--flagged", str(tmp_path / "book")]) == 0
+    assert "re-queued 1 flagged segments: 0123456789abcdef" in capsys.readouterr().out
+    assert [r.status for r in read_catalog(catalog_path)] == [QUEUED]
+    assert not list((tmp_path / "book" / "segments").glob("0123456789abcdef*"))
+
+
 @pytest.mark.slow
 def test_enforce_run_fails_exactly_the_sabotaged_segment(workdir) -> None:
     (workdir.path / "tiny.md").write_text(
@@ -142,5 +164,5 @@ def test_enforce_run_fails_exactly_the_sabotaged_segment(workdir) -> None:
     output = result.stdout + result.stderr
     assert f"segment {failed[0].segment_id}: the ASR check failed 2 renders" in output
     evidence = asr.read_evidence(workdir.results("tiny") / "catalog.tsv", rows)
-    assert sorted(evidence) == sorted(row.segment_id for row in rows if row.status == COMPLETED)
-    assert all(heard["passed"] for heard in evidence.values())
+    assert [e.row for e in evidence] == [row for row in rows if row.status == COMPLETED]
+    assert all(e.score.passed and e.mode == "enforce" for e in evidence)

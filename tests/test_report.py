@@ -1,4 +1,4 @@
-"""`snakemake --report report.html` after a real run: a self-contained page whose six plots render,
+"""`snakemake --report report.html` after a real run: a self-contained page whose seven plots render,
 under a landing page that shows the book's key figures and the output check.
 
 The page is opened in headless Chromium, which clicks through the report as a reader would (each
@@ -345,6 +345,7 @@ def test_key_figures_label_book_length_apart_from_speech():
             "median RTF 0.75 (1x faster than real time); 0:00:45 of render time"
             " summed over 30 timed segments",
         ),
+        ("ASR check", "no segment heard (verify.asr off, or the asr extra missing)"),
     ]
     # Mid-run: speech so far, chapters at their own pace, no render figures without timed renders.
     partial = make_rows(PLAN)
@@ -391,7 +392,7 @@ def test_summary_without_a_master_says_the_check_did_not_run(tmp_path):
     said = write_summary(
         tmp_path / "catalog.tsv", tmp_path / "loudness.json", tmp_path / "book.json", summary
     )
-    assert said.startswith("wrote 9 key figures; output check not run: ")
+    assert said.startswith("wrote 10 key figures; output check not run: ")
     shown = " ".join(_html(summary.read_text()).split())
     assert "Title One *Book* Author A. Writer" in shown
     assert "Output check not run:" in shown and "no master WAV" in shown

@@ -58,6 +58,12 @@ rule report_plots:
             category="Rendering",
             labels={"figure": "slowest segments"},
         ),
+        asr_scores=report(
+            f"{RESULTS}/{{book}}/report/asr_scores.svg",
+            caption="../report/asr_scores.rst",
+            category="Audio",
+            labels={"figure": "ASR check score per chapter"},
+        ),
     log:
         "logs/report_plots/{book}.log",
     params:
