@@ -139,10 +139,13 @@ def render_segment(
         seconds = time.monotonic() - started
         catalog.mark_completed(catalog_path, segment_id, record, seconds)
     if heard is None:
-        verdict = f"{check.note or 'ASR check off'}"
+        verdict = check.note or "ASR check off"
     else:
         outcome = "passed" if heard.score.passed else f"FLAGGED ({heard.score.problems()})"
-        verdict = f"ASR {check.mode}: cer {heard.score.cer:.3f}, {outcome}, render {attempt + 1}"
+        verdict = (
+            f"ASR {check.mode}: cer {heard.score.cer:.3f}, {outcome}, render {attempt + 1}; "
+            f"ASR models loaded in this process: {asr.model_count()}"
+        )
     return (
         f"segment {segment_id}: {record.seconds:.2f} s of audio in {seconds:.2f} s; {verdict}; "
         f"pid {os.getpid()}, engines loaded in this process: {load_count()}"
