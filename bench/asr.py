@@ -35,7 +35,7 @@ from narrator.plan import PlanSettings, plan_rows  # noqa: E402
 from narrator.render import seed_for  # noqa: E402
 
 
-def settings_for(book: str, engine: str) -> tuple[PlanSettings, dict[str, Any]]:
+def settings_for(book: str, engine: str, language: str) -> tuple[PlanSettings, dict[str, Any]]:
     """The plan settings and engine options a default run of ``book`` with ``engine`` would use."""
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     config.update(book=book, engine=engine, credits="off")
@@ -49,7 +49,8 @@ def settings_for(book: str, engine: str) -> tuple[PlanSettings, dict[str, Any]]:
             "voice": "jf_alpha",
             "device": "cpu",
         }
-    options = engine_class(engine).for_pace(config["engines"].get(engine, {}), config["pace"])
+    cls = engine_class(engine)
+    options = cls.for_pace(cls.for_language(config["engines"].get(engine, {}), language), config["pace"])
     config["engines"][engine] = options
     return PlanSettings.from_config(config), options
 
@@ -64,8 +65,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--save", help="write each segment's text, transcript and score here (JSON lines)")
     args = parser.parse_args(argv)
 
-    settings, options = settings_for(args.book, args.engine)
-    whole = read_book(args.book, settings.notes, settings.limits)
+    whole = read_book(args.book)
+    settings, options = settings_for(args.book, args.engine, whole.language)
     rows = plan_rows(select_chapters(whole, settings.include, settings.exclude), settings)
     rows = [row for row in rows if not args.chapters or row.chapter <= args.chapters]
     rows = rows[: args.limit or None]

@@ -166,3 +166,20 @@ def test_enforce_run_fails_exactly_the_sabotaged_segment(workdir) -> None:
     evidence = asr.read_evidence(workdir.results("tiny") / "catalog.tsv", rows)
     assert [e.row for e in evidence] == [row for row in rows if row.status == COMPLETED]
     assert all(e.score.passed and e.mode == "enforce" for e in evidence)
+    # A re-plan after an edit adopts the kept segments' WAVs and keeps their sidecars as evidence.
+    book = workdir.path / "tiny.md"
+    book.write_text(book.read_text().replace(" SABOTAGED", ""))
+    # The same engine options (test_faults is part of every segment id), so the kept ids are the same.
+    workdir.snakemake(
+        "--cores",
+        "1",
+        "--until",
+        "plan_catalog",
+        "--config",
+        "engine=espeak",
+        "book=tiny.md",
+        f"engines={engines}",
+    )
+    replanned = read_catalog(workdir.results("tiny") / "catalog.tsv")
+    kept = asr.read_evidence(workdir.results("tiny") / "catalog.tsv", replanned)
+    assert [e.row.segment_id for e in kept] == [e.row.segment_id for e in evidence]
