@@ -31,7 +31,7 @@ from narrator.status import clock
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CATEGORIES = {
-    "Audio": {"chapter_minutes", "chapter_pace", "loudness"},
+    "Audio": {"chapter_minutes", "chapter_pace", "loudness", "asr_scores"},
     "Rendering": {"render_rtf", "throughput", "slowest_segments"},
 }
 
