@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import Workdir, kill_when, read_audio
+from conftest import REPO, Workdir, kill_when, read_audio
 
 from narrator.audio import to_pcm16
 from narrator.catalog import Row, read_catalog, wav_file
@@ -58,7 +58,10 @@ def _rows(work: Workdir) -> list[Row]:
 
 
 def _titles(work: Workdir) -> list[str]:
-    return list(dict.fromkeys(row.chapter_title for row in _rows(work)))
+    """The book's chapter titles in the catalog, between the credits that the M4B output turns on."""
+    titles = list(dict.fromkeys(row.chapter_title for row in _rows(work)))
+    assert (titles[0], titles[-1]) == ("Opening credits", "End credits")
+    return titles[1:-1]
 
 
 @pytest.mark.parametrize(
@@ -125,7 +128,10 @@ def test_language_override_skips_english_normalization_and_picks_the_voice(tiny)
     # espeak's auto voice is German's: each WAV is what that voice says, and not what English says.
     voice = voice_for_language("de")
     assert voice == "de"
-    german, english = (EspeakEngine.load({"voice": name, "rate": 175}) for name in (voice, "en-us"))
+    pace = yaml.safe_load((REPO / "config.yaml").read_text())["pace"]
+    german, english = (
+        EspeakEngine.load(EspeakEngine.for_pace({"voice": name}, pace)) for name in (voice, "en-us")
+    )
     try:
         for row in rows:
             wav, rate = read_audio(wav_file(tiny.path / CATALOG, row))

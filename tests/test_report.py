@@ -214,7 +214,8 @@ def test_plots_of_a_real_run_show_its_chapters_segments_and_loudness(reference_b
     *_, rows, work = reference_book
     shown = svg_texts(work.results() / "report")
     titles = list(dict.fromkeys(row.chapter_title for row in rows))
-    assert titles == ["Chapter 1: The Last Lamp", "Chapter 2: The Fog", "Chapter 3: Tamsin"]
+    book = ["Chapter 1: The Last Lamp", "Chapter 2: The Fog", "Chapter 3: Tamsin"]
+    assert titles == ["Opening credits", *book, "End credits"]
     assert [f"{number}. {title}" for number, title in enumerate(titles, start=1)] == [
         text for text in shown["chapter_minutes"] if re.match(r"\d+\. ", text)
     ]
