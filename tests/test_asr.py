@@ -183,3 +183,22 @@ def test_enforce_run_fails_exactly_the_sabotaged_segment(workdir) -> None:
     replanned = read_catalog(workdir.results("tiny") / "catalog.tsv")
     kept = asr.read_evidence(workdir.results("tiny") / "catalog.tsv", replanned)
     assert [e.row.segment_id for e in kept] == [e.row.segment_id for e in evidence]
+
+
+def test_mode_per_engine_language_and_extra(monkeypatch) -> None:
+    def mode(asked: object, engine: str = "piper", language: str = "en") -> asr.AsrSettings:
+        return asr.resolve({"asr": asked, "tries": 3}, engine, language, "cpu", 1)
+
+    assert [mode("auto", engine).mode for engine in ("coqui", "kokoro", "piper", "espeak")] == [
+        "enforce",
+        "enforce",
+        "off",
+        "off",
+    ]
+    assert mode(False).mode == "off"  # YAML's bare off
+    french = mode("enforce", "kokoro", "fr-FR")
+    assert french.mode == "off" and "English only" in french.note and "'fr-FR'" in french.note
+    monkeypatch.setattr(asr, "available", lambda: False)
+    assert mode("auto", "kokoro").mode == "off" and "not installed" in mode("auto", "kokoro").note
+    with pytest.raises(asr.AsrError, match=r"verify.asr: flag needs the asr extra"):
+        mode("flag")
