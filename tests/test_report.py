@@ -219,7 +219,7 @@ def test_plots_of_a_real_run_show_its_chapters_segments_and_loudness(reference_b
     assert [f"{number}. {title}" for number, title in enumerate(titles, start=1)] == [
         text for text in shown["chapter_minutes"] if re.match(r"\d+\. ", text)
     ]
-    total = re.compile(r"Audio per chapter: \d+\.\d min in 3 chapters")
+    total = re.compile(r"Audio per chapter: \d+\.\d min in 5 chapters")
     assert any(total.fullmatch(text) for text in shown["chapter_minutes"])
     count = len(rows)
     assert any(text.startswith(f"Render speed of {count} segments: median ") for text in shown["render_rtf"])
