@@ -358,8 +358,9 @@ def read_evidence(catalog_path: str | Path, rows: Iterable[Row]) -> list[Evidenc
 
 
 def worst(evidence: Sequence[Evidence], count: int) -> list[Evidence]:
-    """The ``count`` segments heard least like their text: failed first, then by character error rate."""
-    return sorted(evidence, key=lambda e: (e.score.passed, -e.score.cer))[:count]
+    """The ``count`` segments heard least like their text: failed first, then nearest their limit
+    (letters wrong over letters allowed, so a short segment's one misheard word does not lead)."""
+    return sorted(evidence, key=lambda e: (e.score.passed, -e.score.edits / e.score.allowed_edits))[:count]
 
 
 def format_evidence(evidence: Sequence[Evidence], planned: int, count: int) -> str:
