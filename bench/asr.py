@@ -80,8 +80,7 @@ def main(argv: list[str]) -> None:
         samples = voice.synthesize(row.spoken, seed=seed_for(row.spoken))
         rendered = time.perf_counter()
         # What render hears: the 16-bit samples of the WAV it wrote.
-        heard = asr.transcribe(to_pcm16(samples).astype("float32") / 32768, voice.sample_rate)
-        result = asr.score(row.spoken, heard)
+        heard, result = asr.hear(to_pcm16(samples).astype("float32") / 32768, voice.sample_rate, row.spoken)
         render_s += rendered - started
         asr_s += time.perf_counter() - rendered
         audio_s += len(samples) / voice.sample_rate

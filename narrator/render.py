@@ -94,8 +94,8 @@ def _write_verified(temp: Path, voice: Engine, row: catalog.Row, seed: int) -> W
 def _hear(temp: Path, row: catalog.Row, seed: int, check: asr.AsrSettings) -> Heard:
     """What the ASR check hears in the written file (not the engine's floats: the file is the book)."""
     samples, rate = sf.read(temp, dtype="float32")
-    transcript = asr.transcribe(samples, rate, device=check.device, threads=check.threads)
-    return Heard(seed, transcript, asr.score(row.spoken, transcript))
+    transcript, result = asr.hear(samples, rate, row.spoken, device=check.device, threads=check.threads)
+    return Heard(seed, transcript, result)
 
 
 def render_segment(
