@@ -48,13 +48,29 @@ def test_correct_audio_passes(engine: str) -> None:
         assert result.passed, (text, result)
 
 
-def test_a_second_hearing_with_silence_ahead_hears_a_whole_title() -> None:
-    # Whisper tiny.en heard only "Chapter 6." in Piper's audio of Alice's sixth chapter title, read
-    # at pace 155 (length_scale 1.549, as measured); at other speeds it may hear it whole at once.
+def test_a_failing_first_hearing_is_heard_again_with_silence_ahead(monkeypatch) -> None:
+    # Whisper tiny.en heard only "Chapter 6." in Piper's audio of Alice's sixth chapter title on one
+    # machine and heard it whole on another (CTranslate2's kernels differ by CPU), so a stand-in
+    # plays the first hearing's slip; the second hearing is real Whisper on the padded audio.
     piper, text = get_engine("piper", {"threads": 1, "length_scale": 1.549}), "CHAPTER six. Pig and Pepper"
     samples = piper.synthesize(text, seed=seed_for(text))
-    assert not asr.score(text, asr.transcribe(samples, piper.sample_rate)).passed
-    assert heard(samples, piper.sample_rate, text).passed
+    whisper, hearings = asr.transcribe, []
+
+    def first_cut_short(audio: np.ndarray, rate: int, **options: object) -> str:
+        hearings.append(audio)
+        return "Chapter 6." if len(hearings) == 1 else whisper(audio, rate, **options)
+
+    monkeypatch.setattr(asr, "transcribe", first_cut_short)
+    transcript, result = asr.hear(samples, piper.sample_rate, text)
+    assert result.passed and "pepper" in transcript.lower()
+    lead = round(asr.LEAD_SILENCE_S * piper.sample_rate)
+    assert len(hearings) == 2 and not hearings[1][:lead].any()
+    assert np.array_equal(hearings[1][lead:], samples)
+    # The silence never rescues the wrong audio: both hearings fail, and the first is reported.
+    hearings.clear()
+    other = "The fog came in over the water."
+    transcript, result = asr.hear(piper.synthesize(other, seed=seed_for(other)), piper.sample_rate, text)
+    assert not result.passed and transcript == "Chapter 6." and len(hearings) == 2
 
 
 def test_whisper_slips_are_tolerated_and_folded() -> None:
@@ -160,7 +176,9 @@ def test_flagged_segments_are_listed_and_requeued_in_one_command(tmp_path: Path,
 @pytest.mark.slow
 def test_enforce_run_fails_exactly_the_sabotaged_segment(workdir) -> None:
     (workdir.path / "tiny.md").write_text(
-        "# Tiny\n\n## One\n\nThe lamp was lit at six. Nobody saw it.\n\n"
+        # espeak's voice for "en" reads "Nobody saw it." as Whisper hears "no more disordered"; these
+        # sentences are heard right (measured).
+        "# Tiny\n\n## One\n\nThe lamp was lit at six. The fog came in over the water.\n\n"
         "## Two\n\nThe fog came in over the harbour. A boat SABOTAGED came home late.\n"
     )
     engines = '{espeak: {test_faults: {reverse: "SABOTAGED"}}}'
