@@ -1,9 +1,19 @@
-"""The segment catalog: one TSV row per segment, written atomically, updated under a lock.
+"""The segment catalog: one TSV row per segment, planned whole, then marked in place.
 
-Every write goes to a temp file, is fsynced, and replaces the catalog by rename, so a reader
-(or a crash) sees either the old catalog or the new one, never a mix. Updates take an exclusive
-flock on a sibling lock file around read-change-write, so concurrent jobs never lose each
-other's marks.
+The plan (and ``narrator verify``) writes the whole catalog to a temp file, fsyncs it and
+replaces the catalog by rename, so a reader or a crash sees the old catalog or the new one.
+
+A mark rewrites only its row's state, in place: the state columns end every row, and with the
+``pad`` column before them they form a fixed-width slot (``SLOT_WIDTH`` bytes before the row's
+newline) that the writer lays out never to cross a 512-byte boundary. A mark is then one
+``pwrite`` of that slot and one ``fdatasync`` whatever the book's length (bench/marks.py: 0.13 kB
+and 0.35 ms a mark at 30,000 segments, where rewriting the catalog wrote 14.8 MB and took 31 ms).
+A write within one sector is not torn by a power loss (the assumption PostgreSQL makes for
+pg_control), and a write within one page is not torn by a kill (the kernel checks for a fatal
+signal only between pages), so a reader or a crash sees the old state or the new one. The
+padding makes a planned catalog about 1.35x as large (Alice: 647 kB against 478 kB). Marks take
+an exclusive flock on a sibling lock file, so concurrent jobs never lose each other's marks, and
+the catalog stays readable by any TSV reader at every moment (pandas sees ``pad`` as spaces).
 
 WAV paths are relative to the catalog's folder, so a results folder can be moved or mounted
 elsewhere (a cluster node, a laptop) and still verify and assemble.
@@ -21,6 +31,7 @@ import fcntl
 import hashlib
 import io
 import json
+import os
 import re
 import threading
 import time
@@ -45,6 +56,7 @@ COLUMNS = (
     "spoken",
     "pause_after",
     "wav_path",
+    "pad",
     "status",
     "frames",
     "sample_rate",
@@ -54,6 +66,28 @@ COLUMNS = (
 )
 QUEUED = "queued"
 COMPLETED = "completed"
+#: The columns that hold a Row's values: all but ``pad``, which holds only spaces.
+ROW_COLUMNS = tuple(column for column in COLUMNS if column != "pad")
+_PLANNED_COLUMNS = COLUMNS[: COLUMNS.index("pad")]
+#: The state a mark changes: the columns after ``pad``, which end every row.
+STATE_COLUMNS = COLUMNS[COLUMNS.index("pad") + 1 :]
+#: The widest value of each state column: "completed", frames of 10 digits, a rate of 6, a
+#: SHA-256, render seconds under a million, and Unix times before the year 2286.
+_STATE_WIDTHS = {
+    "status": 9,
+    "frames": 10,
+    "sample_rate": 6,
+    "sha256": 64,
+    "render_seconds": 10,
+    "completed_at": 14,
+}
+_STATE_VALUE = re.compile(r"[0-9a-z.]*")
+#: The widest state, quoted and tab-separated.
+_STATE_MAX = sum(width + 2 for width in _STATE_WIDTHS.values()) + len(_STATE_WIDTHS) - 1
+#: The bytes a mark rewrites before a row's newline: the end of the pad, a tab, the state.
+SLOT_WIDTH = _STATE_MAX + 2
+#: The unit a disk writes whole: no slot crosses a multiple of it.
+SECTOR = 512
 
 
 @dataclass(frozen=True)
@@ -201,6 +235,9 @@ def read_catalog(path: str | Path) -> list[Row]:
         with open(path, newline="", encoding="utf-8") as handle:
             reader = csv.reader(handle, delimiter="\t")
             header = next(reader, None)
+            if header is not None and tuple(header) == ROW_COLUMNS:
+                # Marks then rewrote the whole file; a re-plan lays it out anew and keeps every WAV.
+                raise UnprovenCatalog(f"{path} has the layout of narrator before in-place marks")
             if header is None or tuple(header) != COLUMNS:
                 raise CatalogError(f"{path}: not a narrator catalog (unexpected header)")
             return [_parse(path, f"row {number}", values) for number, values in enumerate(reader, start=1)]
@@ -256,8 +293,8 @@ def _field(value: str | float | None, column: str) -> str:
 
 
 def format_row(row: Row) -> list[str]:
-    """The row's TSV fields in column order, as written (and as pandas reads them with dtype=str)."""
-    return [_field(getattr(row, column), column) for column in COLUMNS]
+    """The row's TSV fields in ``ROW_COLUMNS`` order, as written (and as pandas reads them with dtype=str)."""
+    return [_field(getattr(row, column), column) for column in ROW_COLUMNS]
 
 
 def _format_lines(lines: Iterable[Sequence[str]]) -> bytes:
@@ -269,16 +306,42 @@ def _format_lines(lines: Iterable[Sequence[str]]) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
-def _format_rows(rows: Iterable[Row]) -> bytes:
-    return _format_lines(format_row(row) for row in rows)
-
-
 _HEADER = _format_lines([COLUMNS])
+
+
+def _state(row: Row) -> bytes:
+    """The row's state columns, quoted and tab-separated as csv writes them."""
+    values = [_field(getattr(row, column), column) for column in STATE_COLUMNS]
+    for column, value in zip(STATE_COLUMNS, values, strict=True):
+        if len(value) > _STATE_WIDTHS[column] or not _STATE_VALUE.fullmatch(value):
+            raise CatalogError(
+                f"segment {row.segment_id}: {column}={value!r} does not fit the catalog's state"
+            )
+    return "\t".join(f'"{value}"' for value in values).encode()
+
+
+def _slot(row: Row) -> bytes:
+    """What a mark writes: spaces that end the pad, its closing quote, a tab, and the state."""
+    state = _state(row)
+    return b" " * (_STATE_MAX - len(state)) + b'"\t' + state
+
+
+def _format_catalog(rows: Iterable[Row]) -> bytes:
+    data = bytearray(_HEADER)
+    for row in rows:
+        planned = [_field(getattr(row, column), column) for column in _PLANNED_COLUMNS]
+        data += _format_lines([planned])[:-1] + b'\t"'
+        # Spaces at the start of the pad move a slot that would cross a sector boundary past it.
+        offset = len(data) % SECTOR
+        if offset + SLOT_WIDTH > SECTOR:
+            data += b" " * (SECTOR - offset)
+        data += _slot(row) + b"\n"
+    return bytes(data)
 
 
 def write_catalog(path: str | Path, rows: Iterable[Row]) -> None:
     """Replace the whole catalog atomically."""
-    replace_durably(Path(path), _HEADER + _format_rows(rows))
+    replace_durably(Path(path), _format_catalog(rows))
 
 
 @contextmanager
@@ -296,33 +359,115 @@ def locked(path: str | Path) -> Iterator[None]:
 # With every field quoted, a quote inside a field is doubled, so a newline followed by a quoted
 # value without quotes, tabs or newlines, then a tab, can only be the start of a row.
 _ROW_START = re.compile(rb'\n"[^"\t\n]+"\t')
+_SLOT = re.compile(rb' *"\t"(?:' + QUEUED.encode() + b"|" + COMPLETED.encode() + rb')"(?:\t"[0-9a-f.]*"){5}')
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where a catalog file's rows are, by segment id: (first byte, newline)."""
+
+    #: The file's device and inode: a mark keeps them, and every whole rewrite (a rename) changes them.
+    identity: tuple[int, int]
+    places: dict[str, tuple[int, int]]
+    #: Every row ends in a well-formed slot within one sector (false after some hand edits).
+    intact: bool
+
+
+_layouts: dict[Path, _Layout] = {}
+_layouts_lock = threading.Lock()
+
+
+def _slot_intact(data: bytes, newline: int, base: int = 0) -> bool:
+    """Whether the row ending at ``data[newline]`` (``data`` read from offset ``base``) has an intact slot."""
+    slot = newline - SLOT_WIDTH
+    return (
+        slot > 0
+        and (base + slot) // SECTOR == (base + newline - 1) // SECTOR
+        and data[slot - 1 : slot] in (b" ", b'"')
+        and _SLOT.fullmatch(data, slot, newline) is not None
+    )
+
+
+def _layout(path: Path, fd: int, fresh: bool) -> _Layout:
+    """The file's layout: cached per file, or scanned anew (one read of the whole file)."""
+    info = os.fstat(fd)
+    identity = (info.st_dev, info.st_ino)
+    with _layouts_lock:
+        cached = _layouts.get(path)
+        if cached is not None and cached.identity == identity and not fresh:
+            return cached
+        data = os.pread(fd, info.st_size, 0)
+        if not data.startswith(_HEADER):
+            raise CatalogError(f"{path}: not a narrator catalog (unexpected header)")
+        starts = [match.start() + 1 for match in _ROW_START.finditer(data, len(_HEADER) - 1)]
+        newlines = [start - 1 for start in starts[1:]] + [len(data) - 1]
+        places = {
+            data[start + 1 : data.index(b'"', start + 1)].decode(): (start, newline)
+            for start, newline in zip(starts, newlines, strict=True)
+        }
+        intact = all(_slot_intact(data, newline) for newline in newlines)
+        _layouts[path] = layout = _Layout(identity, places, intact)
+        return layout
+
+
+def _find(path: Path, fd: int, segment_id: str) -> tuple[Row, int | None]:
+    """The segment's row and the offset of its slot (None when the layout is not intact: a hand edit).
+
+    Reads one row, whatever the catalog's size; the whole file only when the cached layout is
+    not this file's.
+    """
+    for fresh in (False, True):
+        layout = _layout(path, fd, fresh)
+        place = layout.places.get(segment_id)
+        if place is None:
+            continue
+        start, newline = place
+        data = os.pread(fd, newline + 1 - start, start)
+        if not data.startswith(f'"{segment_id}"\t'.encode()) or not data.endswith(b"\n"):
+            continue
+        (values,) = csv.reader(io.StringIO(data.decode("utf-8")), delimiter="\t")
+        row = _parse(path, "a row", values)
+        if layout.intact and _slot_intact(data, len(data) - 1, start):
+            return row, start + len(data) - 1 - SLOT_WIDTH
+        if fresh:
+            return row, None
+    raise CatalogError(f"{path}: no row for segment {segment_id}")
 
 
 def update_rows(path: str | Path, changes: Mapping[str, Callable[[Row], Row]]) -> None:
-    """Change rows by segment id, under the lock, as one atomic rewrite.
+    """Change rows by segment id, under the lock: each row's slot rewritten in place, then one fdatasync.
 
-    Only the changed rows are parsed and re-encoded; the rest is copied as bytes, which keeps a
-    mark cheap even for catalogs of many thousands of rows.
+    A row whose slot is not intact (the catalog was edited by hand) makes this one atomic rewrite
+    of the whole catalog instead, which lays every slot out anew.
     """
     path = Path(path)
     with locked(path):
         try:
-            data = path.read_bytes()
+            fd = os.open(path, os.O_RDWR)
         except FileNotFoundError:
             raise CatalogError(f"{path}: no catalog here; {PLAN_HINT}") from None
-        if not data.startswith(_HEADER):
-            raise CatalogError(f"{path}: not a narrator catalog (unexpected header)")
-        for segment_id, change in changes.items():
-            # The header's own newline precedes the first row, so every row start is "\n"-led.
-            start = data.find(b'\n"' + segment_id.encode() + b'"\t', len(_HEADER) - 1) + 1
-            if start == 0:
-                raise CatalogError(f"{path}: no row for segment {segment_id}")
-            following = _ROW_START.search(data, start)
-            end = following.start() + 1 if following else len(data)
-            (values,) = csv.reader(io.StringIO(data[start:end].decode("utf-8")), delimiter="\t")
-            row = change(_parse(path, "a row", values))
-            data = data[:start] + _format_rows([row]) + data[end:]
-        replace_durably(path, data)
+        try:
+            writes = []
+            for segment_id, change in changes.items():
+                row, slot = _find(path, fd, segment_id)
+                if slot is None:
+                    _rewrite(path, changes)
+                    return
+                writes.append((slot, _slot(change(row))))
+            for slot, data in writes:
+                os.pwrite(fd, data, slot)
+            if writes:
+                os.fdatasync(fd)
+        finally:
+            os.close(fd)
+
+
+def _rewrite(path: Path, changes: Mapping[str, Callable[[Row], Row]]) -> None:
+    rows = read_catalog(path)
+    missing = set(changes) - {row.segment_id for row in rows}
+    if missing:
+        raise CatalogError(f"{path}: no row for segment {sorted(missing)[0]}")
+    write_catalog(path, [changes[row.segment_id](row) if row.segment_id in changes else row for row in rows])
 
 
 def mark_completed(path: str | Path, segment_id: str, record: WavRecord, render_seconds: float) -> None:
@@ -341,21 +486,14 @@ def rows_by_chapter(rows: Iterable[Row]) -> dict[int, list[Row]]:
     return groups
 
 
-_segment_cache: dict[str, Row] = {}
-_segment_cache_lock = threading.Lock()
-
-
 def segment_row(path: str | Path, segment_id: str) -> Row:
-    """The row of one segment, from a per-process cache of the catalog.
-
-    Segment ids are content hashes, so a cached row's text can never be stale; a miss
-    (a new book plan) reloads the catalog once.
-    """
-    with _segment_cache_lock:
-        row = _segment_cache.get(segment_id)
-        if row is None:
-            _segment_cache.update({r.segment_id: r for r in read_catalog(path)})
-            row = _segment_cache.get(segment_id)
-        if row is None:
-            raise CatalogError(f"{path}: segment {segment_id} is not in the catalog")
-        return row
+    """The current row of one segment, read from its place in the catalog (one row, not the file)."""
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        raise CatalogError(f"{path}: no catalog here; {PLAN_HINT}") from None
+    try:
+        return _find(path, fd, segment_id)[0]
+    finally:
+        os.close(fd)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import multiprocessing
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -15,7 +17,11 @@ from narrator.catalog import (
     COLUMNS,
     COMPLETED,
     QUEUED,
+    ROW_COLUMNS,
+    SECTOR,
+    SLOT_WIDTH,
     Row,
+    UnprovenCatalog,
     format_row,
     mark_completed,
     mark_queued,
@@ -83,11 +89,12 @@ def _pandas_rows(path: Path) -> list[dict[str, str]]:
     """The catalog as pandas reads it (every value a string), the way the README says to."""
     frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
     assert tuple(frame.columns) == COLUMNS
-    return frame.to_dict("records")
+    assert all(not pad.strip() for pad in frame["pad"])
+    return frame.drop(columns="pad").to_dict("records")
 
 
 def _as_strings(rows: list[Row]) -> list[dict[str, str]]:
-    return [dict(zip(COLUMNS, format_row(row), strict=True)) for row in rows]
+    return [dict(zip(ROW_COLUMNS, format_row(row), strict=True)) for row in rows]
 
 
 def test_round_trip_of_nasty_texts(tmp_path: Path) -> None:
@@ -222,6 +229,65 @@ def test_mark_queued_clears_the_record(tmp_path: Path) -> None:
     assert rows["seg0004"].status == COMPLETED
 
 
+def _slots(data: bytes) -> list[int]:
+    """Where each row's slot starts: SLOT_WIDTH bytes before the row's newline."""
+    starts = [match.start() for match in re.finditer(rb'\n"seg\d{4}"\t', data)]
+    newlines = [*starts[1:], len(data) - 1]
+    return [newline - SLOT_WIDTH for newline in newlines]
+
+
+def test_a_mark_rewrites_only_its_slot_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.tsv"
+    write_catalog(path, [_row(i, f"Sentence {i} " + "long " * (i % 40)) for i in range(300)])
+    before, inode = path.read_bytes(), path.stat().st_ino
+    slots = _slots(before)
+    # No slot crosses a sector boundary, so no crash can tear one.
+    assert all(start // SECTOR == (start + SLOT_WIDTH - 1) // SECTOR for start in slots)
+    mark_completed(path, "seg0123", _record(123), 2.5)
+    after = path.read_bytes()
+    assert path.stat().st_ino == inode and len(after) == len(before)
+    changed = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
+    assert slots[123] <= changed[0] and changed[-1] < slots[123] + SLOT_WIDTH
+    rows = read_catalog(path)
+    assert rows[123].record == _record(123) and rows[123].render_seconds == 2.5
+    assert [row for i, row in enumerate(rows) if i != 123] == [
+        _row(i, f"Sentence {i} " + "long " * (i % 40)) for i in range(300) if i != 123
+    ]
+    mark_queued(path, ["seg0123"])
+    assert path.read_bytes() == before
+
+
+def test_a_mark_after_a_hand_edit_rewrites_the_catalog_whole(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.tsv"
+    _hundred_rows(path)
+    mark_completed(path, "seg0007", _record(7), 1.0)
+    mark_completed(path, "seg0008", _record(8), 1.0)
+    # A user re-queues a row by hand in an editor: the row's slot no longer has its width.
+    data = path.read_bytes()
+    start = data.index(b'"seg0007"')
+    edited = data[:start] + data[start:].replace(b'"completed"', b'"queued"', 1)
+    path.write_bytes(edited)
+    assert read_catalog(path)[7].status == QUEUED
+    mark_completed(path, "seg0009", _record(9), 1.0)
+    rows = read_catalog(path)
+    assert [row.status for row in rows[7:10]] == [QUEUED, COMPLETED, COMPLETED]
+    assert rows[9].record == _record(9)
+    assert all(start // SECTOR == (start + SLOT_WIDTH - 1) // SECTOR for start in _slots(path.read_bytes()))
+
+
+def test_marks_in_two_catalogs_with_the_same_ids_stay_apart(tmp_path: Path) -> None:
+    # Ids are content hashes: two books share the id of a sentence they share, never its row.
+    first, second = tmp_path / "a" / "catalog.tsv", tmp_path / "b" / "catalog.tsv"
+    for path, texts in ((first, ["x" * 50, "Shared."]), (second, ["Shared."])):
+        path.parent.mkdir()
+        write_catalog(
+            path, [replace(_row(i, text), segment_id=f"id-{text[:5]}") for i, text in enumerate(texts)]
+        )
+    mark_completed(first, "id-Share", _record(1), 1.0)
+    mark_completed(second, "id-Share", _record(2), 1.0)
+    assert read_catalog(first)[1].record == _record(1) and read_catalog(second)[0].record == _record(2)
+
+
 def test_update_rows_with_unknown_id_raises_and_changes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "catalog.tsv"
     _hundred_rows(path)
@@ -267,3 +333,12 @@ def test_short_row_raises(tmp_path: Path) -> None:
 def test_missing_catalog_raises(tmp_path: Path) -> None:
     with pytest.raises(CatalogError, match="no catalog here"):
         read_catalog(tmp_path / "nope" / "catalog.tsv")
+
+
+def test_a_catalog_of_the_earlier_layout_asks_for_a_re_plan(tmp_path: Path) -> None:
+    # Before in-place marks the catalog had no pad column; a re-plan keeps every finished WAV.
+    path = tmp_path / "catalog.tsv"
+    lines = [ROW_COLUMNS, format_row(_row(0, "Old."))]
+    path.write_text("".join("\t".join(f'"{value}"' for value in line) + "\n" for line in lines))
+    with pytest.raises(UnprovenCatalog, match="before in-place marks; run snakemake again to re-plan"):
+        read_catalog(path)

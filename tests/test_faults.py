@@ -22,7 +22,7 @@ from test_assemble_verify import BOOK, PAUSES, render
 
 from narrator import catalog
 from narrator.assemble import assemble_book
-from narrator.catalog import COLUMNS, COMPLETED, format_row, read_catalog, wav_file, write_catalog
+from narrator.catalog import COMPLETED, read_catalog, wav_file, write_catalog
 from narrator.cli import main
 from narrator.errors import CatalogError
 from narrator.lock import holding
@@ -259,17 +259,10 @@ def test_verify_on_a_read_only_file_system_is_one_line(rendered: Path, tiny_disk
 
 
 def test_a_hand_edited_number_is_one_line_naming_the_row(rendered: Path, capsys) -> None:
-    rows = read_catalog(rendered)
-    third = format_row(rows[2])
-    rendered.write_text(
-        rendered.read_text().replace(
-            "\t".join(f'"{v}"' for v in third),
-            "\t".join(
-                f'"{"12x4" if column == "frames" else value}"'
-                for column, value in zip(COLUMNS, third, strict=True)
-            ),
-        )
-    )
+    third = read_catalog(rendered)[2]
+    record = f'"{third.frames}"\t"{third.sample_rate}"\t"{third.sha256}"'
+    hand_edited = f'"12x4"\t"{third.sample_rate}"\t"{third.sha256}"'
+    rendered.write_text(rendered.read_text().replace(record, hand_edited))
     with pytest.raises(CatalogError, match=r"row 3 \(segment \w+\) has frames='12x4', not a number"):
         read_catalog(rendered)
     assert main(["status", str(rendered)]) == 2
