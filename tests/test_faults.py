@@ -159,7 +159,8 @@ def test_a_moved_results_folder_verifies_and_assembles(rendered: Path, tmp_path:
 # --- temps of killed writers ------------------------------------------------------------------
 
 
-def test_catalog_temps_are_removed_by_verify_and_by_the_next_mark(rendered: Path) -> None:
+def test_catalog_temps_are_removed_by_verify_and_by_the_next_whole_write(rendered: Path) -> None:
+    # Only whole writes (the plan, verify, a mark after a hand edit) make temps; marks write in place.
     stale = [rendered.with_name(f".catalog.tsv.tmp-{pid}-1") for pid in (11, 12)]
     for path in stale:
         path.write_bytes(b"half a catalog")
@@ -168,6 +169,8 @@ def test_catalog_temps_are_removed_by_verify_and_by_the_next_mark(rendered: Path
 
     stale[0].write_bytes(b"half a catalog")
     catalog.mark_queued(rendered, [read_catalog(rendered)[0].segment_id])
+    assert stale[0].exists()
+    catalog.write_catalog(rendered, read_catalog(rendered))
     assert not stale[0].exists()
 
 
