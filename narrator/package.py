@@ -54,6 +54,7 @@ class PackageSettings:
 
     ffmpeg: str = "auto"
     m4b_bitrate: str = "64k"
+    m4b_aac_coder: str = "twoloop"
     faststart: bool = False
     chapter_format: str = "opus"
     chapter_bitrate: str = "48k"
@@ -187,7 +188,7 @@ def package_m4b(
             args += ["-i", info.cover]
         args += ["-map", "0:a:0", "-map_metadata", "1", "-map_chapters", "1", *ffmetadata_args(metadata)]
         args += cover_args(info.cover, 2)
-        args += ["-c:a", "aac", "-b:a", settings.m4b_bitrate]
+        args += ["-c:a", "aac", "-aac_coder", settings.m4b_aac_coder, "-b:a", settings.m4b_bitrate]
         args += ["-metadata:s:a:0", f"language={iso639_2(info.language)}"]
         if settings.faststart:
             args += ["-movflags", "+faststart"]

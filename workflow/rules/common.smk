@@ -112,6 +112,7 @@ if workflow.remote_exec:
 PACKAGE_SETTINGS = PackageSettings(
     ffmpeg=config["ffmpeg"],
     m4b_bitrate=config["encode"]["m4b_bitrate"],
+    m4b_aac_coder=config["encode"]["m4b_aac_coder"],
     faststart=config["encode"]["faststart"],
     chapter_format=config["encode"]["chapter_format"],
     chapter_bitrate=config["encode"]["chapter_bitrate"],
