@@ -6,7 +6,7 @@ from pathlib import Path
 from snakemake.utils import min_version
 
 from narrator.errors import UserError
-from narrator.workflow import schedule_without_rate_limit, start_run
+from narrator.workflow import start_run
 
 min_version("9.0")
 
@@ -42,4 +42,3 @@ onstart:
         start_run(Path(RESULTS) / BOOK_ID)
     except UserError as error:
         fail(str(error))
-    schedule_without_rate_limit(workflow)

@@ -112,18 +112,6 @@ def start_run(book_results: Path) -> None:
         write_disk_full_log()
 
 
-def schedule_without_rate_limit(workflow: Any) -> None:
-    """In a local run, drop Snakemake's job rate limiter (call it from onstart, once the scheduler exists).
-
-    Snakemake 9.27.1 always has one (the CLI's default is 100 jobs/s), and with it every scheduling
-    round starts a threading.Timer to wake the scheduler again: about 189,000 threads by segment
-    14,000 of a 30,000-segment book, a quarter of the scheduler's time. Local jobs need no rate
-    limit; a cluster executor keeps it, so a run never floods the queue with submissions.
-    """
-    if workflow.local_exec:
-        workflow.scheduler.job_rate_limiter = None
-
-
 def job_name(log: Path) -> str:
     """The rule and target a log belongs to: logs/render_segment/alice/0a1b.log is
     "render_segment alice/0a1b"; a log kept elsewhere is named by its path."""

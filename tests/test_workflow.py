@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import inspect
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 import yaml
 from conftest import REPO, read_audio
-from snakemake.scheduling.job_scheduler import JobScheduler
 
 from narrator.catalog import COMPLETED, read_catalog, wav_file
 from narrator.timeline import build_timeline
-from narrator.workflow import schedule_without_rate_limit
 
 pytestmark = pytest.mark.slow
 
@@ -187,16 +182,3 @@ def test_default_piper_engine_renders_identically_in_two_separate_runs(tmp_path)
         books.append(read_audio(work.results("short") / "short.wav")[0])
     assert len(books[0]) > 22050 * 3
     assert np.array_equal(books[0], books[1])
-
-
-def test_a_local_run_schedules_without_snakemake_s_rate_limiter():
-    # What Snakemake's scheduler checks every round before starting a timer thread: an upgrade
-    # that renames it fails here rather than silently bringing the threads back.
-    assert "if self.job_rate_limiter is not None:" in inspect.getsource(JobScheduler.schedule)
-    local, cluster = (
-        SimpleNamespace(local_exec=local_exec, scheduler=SimpleNamespace(job_rate_limiter="limiter"))
-        for local_exec in (True, False)
-    )
-    schedule_without_rate_limit(local)
-    schedule_without_rate_limit(cluster)
-    assert local.scheduler.job_rate_limiter is None and cluster.scheduler.job_rate_limiter == "limiter"
