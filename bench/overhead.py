@@ -72,7 +72,8 @@ from narrator.plan import PlanSettings, write_plan
 from narrator.catalog import read_catalog, wav_file
 from narrator.render import render_segment
 config = yaml.safe_load(open("config.yaml"))
-options = config["engines"]["espeak"]
+espeak = engine_class("espeak")
+options = espeak.for_pace(espeak.for_language(config["engines"]["espeak"], "en"), config["pace"])
 start = time.perf_counter()
 catalog = "loop/bench/catalog.tsv"
 budget = min(config["max_chars"], engine_class("espeak").max_chars)
