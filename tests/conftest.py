@@ -46,7 +46,9 @@ class Workdir:
         # The fast AAC coder: the default twoloop took 13 of a sample run's 32 s to encode the M4B,
         # in every end-to-end test; tests/test_package.py encodes with the default.
         config = path / "config.yaml"
-        config.write_text(config.read_text().replace("m4b_aac_coder: twoloop", "m4b_aac_coder: fast"))
+        text = config.read_text()
+        assert "m4b_aac_coder: twoloop" in text, "config.yaml no longer sets m4b_aac_coder: twoloop"
+        config.write_text(text.replace("m4b_aac_coder: twoloop", "m4b_aac_coder: fast"))
 
     def snakemake(
         self, *args: str, check: bool = True, timeout: float = 600, env: Mapping[str, str] | None = None
