@@ -76,7 +76,7 @@ espeak = engine_class("espeak")
 options = espeak.for_pace(espeak.for_language(config["engines"]["espeak"], "en"), config["pace"])
 start = time.perf_counter()
 catalog = "loop/bench/catalog.tsv"
-budget = min(config["max_chars"], engine_class("espeak").max_chars)
+budget = min(config["max_chars"], espeak.max_chars)
 write_plan({str(book)!r}, catalog, "loop/bench/book.json", PlanSettings("espeak", options, budget))
 for row in read_catalog(catalog):
     render_segment(catalog, row.segment_id, wav_file(catalog, row), engine="espeak", options=options)

@@ -359,7 +359,9 @@ def locked(path: str | Path) -> Iterator[None]:
 # With every field quoted, a quote inside a field is doubled, so a newline followed by a quoted
 # value without quotes, tabs or newlines, then a tab, can only be the start of a row.
 _ROW_START = re.compile(rb'\n"[^"\t\n]+"\t')
-_SLOT = re.compile(rb' *"\t"(?:' + QUEUED.encode() + b"|" + COMPLETED.encode() + rb')"(?:\t"[0-9a-f.]*"){5}')
+_SLOT = re.compile(
+    rb' *"\t"(?:%b|%b)"(?:\t"[0-9a-f.]*"){%d}' % (QUEUED.encode(), COMPLETED.encode(), len(STATE_COLUMNS) - 1)
+)
 
 
 @dataclass(frozen=True)
