@@ -39,6 +39,20 @@ rule all:
 # done, and not in cluster jobs, which Snakemake starts with --no-hooks.
 onstart:
     try:
-        start_run(Path(RESULTS) / BOOK_ID)
+        start_run([Path(RESULTS) / book_id for book_id in SHELF.books])
     except UserError as error:
         fail(str(error))
+
+
+# A refused book of a shelf fails the run once the others are done, and is named again at the end.
+onsuccess:
+    if SHELF.refused:
+        fail(
+            f"{len(SHELF.refused)} book(s) of the shelf refused, the others done: "
+            + " | ".join(SHELF.refused)
+        )
+
+
+onerror:
+    for refused in SHELF.refused:
+        print(f"narrator: {refused}", file=sys.stderr)

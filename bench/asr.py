@@ -51,8 +51,7 @@ def settings_for(book: str, engine: str, language: str) -> tuple[PlanSettings, d
         }
     cls = engine_class(engine)
     options = cls.for_pace(cls.for_language(config["engines"].get(engine, {}), language), config["pace"])
-    config["engines"][engine] = options
-    return PlanSettings.from_config(config), options
+    return PlanSettings.from_config(config, options), options
 
 
 def main(argv: list[str]) -> None:

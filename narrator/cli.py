@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TextIO
 
 from narrator.asr import format_evidence, read_evidence, requeue_flagged
-from narrator.catalog import read_planned
+from narrator.catalog import Row, read_planned
 from narrator.check import check_book, format_results
 from narrator.errors import CatalogError, UserError
 from narrator.lock import holding
@@ -36,9 +36,12 @@ def _snapshot(args: argparse.Namespace, out: TextIO) -> str:
     glyphs = glyphs_for(getattr(out, "encoding", None))
     now = time.time()
     blocks = []
-    for path in _catalogs(args.catalogs, args.results):
+    shelf: list[Row] = []
+    catalogs = _catalogs(args.catalogs, args.results)
+    for path in catalogs:
         try:
             rows = read_planned(path)
+            shelf.extend(rows)
             if args.brief:
                 blocks.append(format_progress(path, progress(rows)))
             else:
@@ -49,6 +52,9 @@ def _snapshot(args: argparse.Namespace, out: TextIO) -> str:
                 raise
             # Mid-run the catalog can vanish for a moment (a re-plan deletes it first): keep watching.
             blocks.append(f"{path}: {error}")
+    if len(catalogs) > 1:
+        # The books of a shelf render in one run, so the latest completions of all of them set its pace.
+        blocks.append(format_progress(f"shelf of {len(catalogs)} books", progress(shelf)))
     return "\n".join(blocks)
 
 

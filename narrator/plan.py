@@ -79,13 +79,14 @@ class PlanSettings:
     credits: bool = False
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> PlanSettings:
-        """Settings from the validated workflow config; the engine may lower the segment budget."""
+    def from_config(cls, config: Mapping[str, Any], options: Mapping[str, Any]) -> PlanSettings:
+        """Settings from the validated workflow config and a book's engine options (voice and speed
+        resolved for it, narrator.shelf); the engine may lower the segment budget."""
         engine = config["engine"]
         return cls(
             engine=engine,
-            options=config["engines"].get(engine, {}),
-            budget=min(config["max_chars"], engine_class(engine).budget(config["engines"].get(engine, {}))),
+            options=options,
+            budget=min(config["max_chars"], engine_class(engine).budget(options)),
             lexicon=config["lexicon"],
             include=tuple(config["chapters"]["include"]),
             exclude=tuple(config["chapters"]["exclude"]),

@@ -8,7 +8,7 @@ import os
 import signal
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -101,14 +101,15 @@ def write_disk_full_log() -> None:
         temp.unlink(missing_ok=True)
 
 
-def start_run(book_results: Path) -> None:
-    """Before a run's first job, in its main process: hold the book's results folder (narrator.lock)
+def start_run(book_results: Iterable[Path]) -> None:
+    """Before a run's first job, in its main process: hold each book's results folder (narrator.lock)
     until the process exits, write DISK_FULL_LOG, and let Ctrl-C and SIGTERM reach the stages that
     run as threads of this process (narrator.interrupt; Snakemake has set its SIGTERM handler by
     now). UserError, one line, if the lock or the log fails."""
     interrupt.watch(signal.SIGINT, signal.SIGTERM)
     with faults_in_one_line():
-        ResultsLock(book_results, "snakemake").acquire()
+        for folder in book_results:
+            ResultsLock(folder, "snakemake").acquire()
         write_disk_full_log()
 
 

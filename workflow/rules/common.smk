@@ -3,21 +3,19 @@ import sys
 from pathlib import Path
 
 from narrator import catalog as narrator_catalog
-from narrator.asr import resolve as resolve_asr
 from narrator.config import check_cover, validate_config
 from narrator.engines import engine_class
 from narrator.errors import UserError
-from narrator.identity import check_source
-from narrator.ingest import book_id_for, load_book
+from narrator.ingest import book_id_for
 from narrator.lexicon import Lexicon
-from narrator.limits import Limits
 from narrator.package import PackageSettings
 from narrator.cluster import (
     keep_group_components_on_restart,
     run_cluster_job_in_this_process,
 )
 from narrator.invocation import changes_nothing
-from narrator.plan import PlanSettings, replan_if_unproven
+from narrator.plan import replan_if_unproven
+from narrator.shelf import prepare_shelf
 from narrator.workflow import faults_in_one_line, log_bug
 
 
@@ -33,45 +31,17 @@ try:
         workflow.source_path("../schemas/config.schema.yaml"),
         workflow.config_settings.overwrite_config or {},
     )
-    BOOK_ID = config["book_id"] or book_id_for(config["book"])
-    # The report's landing page (workflow.rst) names the book's folder by it.
-    config["book_id"] = BOOK_ID
     ENGINE = engine_class(config["engine"])
     # Hours into a run is too late to learn that a model file or a GPU is missing.
     ENGINE.preflight(config["engines"].get(config["engine"], {}))
-    # Reading the book here catches a missing, damaged, empty or oversized book before any job starts.
-    book_language = load_book(
-        config["book"],
-        config["chapters"]["include"],
-        config["chapters"]["exclude"],
-        config["notes"],
-        Limits.from_config(config),
-    ).language
-    # Another book's results under this id would be deleted by this book's plan.
-    check_source(Path(config["results"]) / BOOK_ID, Path(config["book"]), BOOK_ID)
-    # An English voice reading a French book is gibberish: refuse that now, or let an engine
-    # that picks its voice by language pick it here, so the plan and the renders share it.
-    config["engines"][config["engine"]] = ENGINE.for_language(
-        config["engines"].get(config["engine"], {}),
-        config["language"] or book_language,
-    )
-    # The pace becomes the engine's own speed option here, so it is part of every render key.
-    config["engines"][config["engine"]] = ENGINE.for_pace(
-        config["engines"][config["engine"]], config["pace"]
-    )
-    # A missing asr extra for an explicit verify.asr is one line now, not one per render job.
-    ASR_CHECK = resolve_asr(
-        config["verify"],
-        config["engine"],
-        config["language"] or book_language,
-        ENGINE.device(config["engines"][config["engine"]]),
-        int(config["engines"][config["engine"]].get("threads", 1)),
-    )
     # The plan and the packaging read these only after hours of work; read them whole now.
     if config["lexicon"]:
         Lexicon.load(config["lexicon"])
     if config["cover"]:
         check_cover(config["cover"])
+    # Every book is read here, so a missing, damaged, empty or oversized one is known before any
+    # job starts: the one book stops the run, a shelf's bad book is refused alone.
+    SHELF = prepare_shelf(config, ENGINE, Path("logs/plan_catalog"))
 except UserError as error:
     fail(str(error))
 except Exception as error:  # a bug: one line here, the traceback in the plan log
@@ -85,22 +55,32 @@ except Exception as error:  # a bug: one line here, the traceback in the plan lo
     )
 
 RESULTS = config["results"]
-ENGINE_OPTIONS = config["engines"].get(config["engine"], {})
-GPUS_PER_RENDER = 1 if ENGINE.device(ENGINE_OPTIONS).startswith("cuda") else 0
-PLAN_SETTINGS = PlanSettings.from_config(config)
+# The report's landing page (workflow.rst) includes each book's summary by its folder's name.
+config["book_ids"] = list(SHELF.books)
+# A book's language changes its voice, never where the engine runs.
+GPUS_PER_RENDER = (
+    1
+    if ENGINE.device(config["engines"].get(config["engine"], {})).startswith("cuda")
+    else 0
+)
+
+if not workflow.remote_exec:
+    for refused in SHELF.refused:
+        print(f"narrator: {refused}", file=sys.stderr)
 
 # A plan that no longer proves its book (a catalog cut short or gone while the master stands) is
 # made again: left alone, Snakemake says "nothing to be done" or assembles a shorter book.
 if not workflow.remote_exec:
-    try:
-        with faults_in_one_line():
-            replanning = replan_if_unproven(
-                Path(RESULTS) / BOOK_ID, BOOK_ID, lambda: changes_nothing(sys.argv)
-            )
-    except UserError as error:
-        fail(str(error))
-    if replanning:
-        print(f"narrator: {replanning}", file=sys.stderr)
+    for book_id in SHELF.books:
+        try:
+            with faults_in_one_line():
+                replanning = replan_if_unproven(
+                    Path(RESULTS) / book_id, book_id, lambda: changes_nothing(sys.argv)
+                )
+        except UserError as error:
+            fail(str(error))
+        if replanning:
+            print(f"narrator: {replanning}", file=sys.stderr)
 
 
 # Two Snakemake 9.27.1 workarounds for grouped render jobs on a cluster (narrator/cluster.py).
@@ -140,23 +120,23 @@ wildcard_constraints:
 
 
 def get_final_output():
-    """The master WAV, every output the config asks for, and the report's plots."""
-    return (
-        [f"{RESULTS}/{BOOK_ID}/{BOOK_ID}.wav"]
-        + [
-            OUTPUT_PATHS[kind].format(results=RESULTS, book=BOOK_ID)
-            for kind in OUTPUT_KINDS
+    """Each book's master WAV, every output the config asks for, and the report's plots."""
+    return [
+        path
+        for book_id in SHELF.books
+        for path in [
+            f"{RESULTS}/{book_id}/{book_id}.wav",
+            *[
+                OUTPUT_PATHS[kind].format(results=RESULTS, book=book_id)
+                for kind in OUTPUT_KINDS
+            ],
+            *expand(rules.report_plots.output, book=book_id),
         ]
-        + expand(rules.report_plots.output, book=BOOK_ID)
-    )
+    ]
 
 
 def get_book(wildcards):
-    if wildcards.book != BOOK_ID:
-        raise ValueError(
-            f"results/{wildcards.book} is not the configured book ({BOOK_ID})"
-        )
-    return config["book"]
+    return SHELF[wildcards.book].path
 
 
 def get_lexicon(wildcards):
@@ -180,11 +160,19 @@ def get_cover(wildcards):
     return [config["cover"]] if config["cover"] else []
 
 
-def get_segment_wavs(wildcards):
-    """Every segment WAV of the book, known once the plan checkpoint has written the catalog."""
-    book = getattr(wildcards, "book", BOOK_ID)  # render_all has no wildcards
-    catalog_path = checkpoints.plan_catalog.get(book=book).output.catalog
+def segment_wavs(book_id):
+    """Every segment WAV of a book, known once the plan checkpoint has written the catalog."""
+    catalog_path = checkpoints.plan_catalog.get(book=book_id).output.catalog
     return [
         str(narrator_catalog.wav_file(catalog_path, row))
         for row in narrator_catalog.read_catalog(catalog_path)
     ]
+
+
+def get_segment_wavs(wildcards):
+    return segment_wavs(wildcards.book)
+
+
+def get_shelf_segment_wavs(wildcards):
+    """Every segment WAV of every book of the run (render_all)."""
+    return [wav for book_id in SHELF.books for wav in segment_wavs(book_id)]

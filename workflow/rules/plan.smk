@@ -13,7 +13,7 @@ checkpoint plan_catalog:
     params:
         # Snakemake records only params of built-in types, and reruns a job whose params changed:
         # the digest makes a changed voice option, budget or chapter choice re-plan the book.
-        settings=PLAN_SETTINGS.digest(),
+        settings=lambda wildcards: SHELF[wildcards.book].plan.digest(),
     run:
         from narrator.workflow import run_logged
         from narrator.plan import write_plan
@@ -24,5 +24,5 @@ checkpoint plan_catalog:
             input.book,
             output.catalog,
             output.book_json,
-            PLAN_SETTINGS,
+            SHELF[wildcards.book].plan,
         )

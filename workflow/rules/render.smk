@@ -29,12 +29,12 @@ rule render_segment:
             wildcards.segment,
             output.wav,
             engine=params.engine,
-            options=ENGINE_OPTIONS,
-            check=ASR_CHECK,
+            options=SHELF[wildcards.book].options,
+            check=SHELF[wildcards.book].asr,
         )
 
 
 # `snakemake render_all`: plan and render every segment, then stop (no assembly or packaging).
 rule render_all:
     input:
-        get_segment_wavs,
+        get_shelf_segment_wavs,
