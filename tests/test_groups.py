@@ -10,6 +10,7 @@ import math
 import re
 
 import pytest
+from test_shelf import BOOK_IDS, write_shelf
 
 from narrator.catalog import read_catalog, wav_file
 
@@ -45,3 +46,27 @@ def test_a_restart_groups_the_pending_segments_25_to_a_job(workdir):
     assert sum(sizes) == segments - 10, sizes
     assert sizes and max(sizes) <= 25, sizes
     assert len(sizes) == math.ceil((segments - 10) / 25), sizes
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("snakemake_executor_plugin_cluster_generic") is None,
+    reason="needs the cluster extra (pip install -e '.[cluster]')",
+)
+def test_a_shelf_spreads_over_group_jobs_that_take_segments_of_any_book(workdir):
+    write_shelf(workdir.path / "lib")
+    shelf = ["--config", "engine=espeak", "books=lib"]
+    workdir.snakemake("--cores", "1", "--until", "plan_catalog", *shelf)
+    segments = sum(len(read_catalog(workdir.results(book) / "catalog.tsv")) for book in BOOK_IDS)
+
+    dry = workdir.snakemake("-n", "--profile", "profiles/cluster-generic", *shelf)
+
+    output = dry.stdout + dry.stderr
+    sizes = _groups(output)
+    assert sum(sizes) == segments and len(sizes) == math.ceil(segments / 25), sizes
+    # Each group job's members, by book: one submission renders the end of one book and the start of
+    # the next, so no node waits for a book of its own.
+    books_per_group = [
+        set(re.findall(r"book=([a-z-]+)", job)) for job in output.split("Group job render")[1:]
+    ]
+    assert set().union(*books_per_group) == set(BOOK_IDS)
+    assert any(len(books) > 1 for books in books_per_group), books_per_group

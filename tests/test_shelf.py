@@ -79,7 +79,7 @@ def _config(*entries: str) -> dict:
     return config
 
 
-def _write_shelf(folder: Path, *, bad: bool = False) -> Path:
+def write_shelf(folder: Path, *, bad: bool = False) -> Path:
     folder.mkdir(parents=True)
     for name, text in [*FABLES.items(), *([BAD_BOOK] if bad else [])]:
         (folder / name).write_text(text)
@@ -95,7 +95,7 @@ def _prepare(tmp_path: Path, *entries: str):
 
 
 def test_a_folder_glob_or_list_names_each_book_once_in_order(tmp_path: Path) -> None:
-    shelf = _write_shelf(tmp_path / "lib")
+    shelf = write_shelf(tmp_path / "lib")
     (shelf / "notes.pdf").write_bytes(b"%PDF")
     (shelf / "sub").mkdir()
     assert [p.name for p in shelf_paths(str(shelf))] == ["the-crow.md", "the-fox.md", "the-hare.txt"]
@@ -121,7 +121,7 @@ def test_the_command_line_takes_a_list_of_books(tmp_path: Path) -> None:
 
 
 def test_each_book_gets_its_own_folder_name_and_voice(tmp_path: Path) -> None:
-    _write_shelf(tmp_path / "lib")
+    write_shelf(tmp_path / "lib")
     # Gutenberg's header names the language.
     (tmp_path / "lib" / "der-fuchs.txt").write_text(
         "Title: Der Fuchs\nLanguage: German\n\n*** START OF THE PROJECT GUTENBERG EBOOK DER FUCHS ***\n\n"
@@ -139,7 +139,7 @@ def test_each_book_gets_its_own_folder_name_and_voice(tmp_path: Path) -> None:
 
 
 def test_a_bad_book_is_refused_alone_in_one_line(tmp_path: Path) -> None:
-    _write_shelf(tmp_path / "lib", bad=True)
+    write_shelf(tmp_path / "lib", bad=True)
     (tmp_path / "lib" / "broken.epub").write_bytes(b"not a zip")
     shelf = _prepare(tmp_path, "books=lib")
     assert list(shelf.books) == ["the-crow", "the-fox", "the-hare"]
@@ -149,8 +149,8 @@ def test_a_bad_book_is_refused_alone_in_one_line(tmp_path: Path) -> None:
 
 
 def test_two_files_with_one_name_do_not_share_a_folder(tmp_path: Path) -> None:
-    _write_shelf(tmp_path / "a")
-    _write_shelf(tmp_path / "b")
+    write_shelf(tmp_path / "a")
+    write_shelf(tmp_path / "b")
     shelf = _prepare(tmp_path, "books=[a, b/the-fox.md]")
     assert shelf["the-fox"].path == str(Path("a/the-fox.md"))
     assert shelf.refused == [
@@ -164,7 +164,7 @@ def test_a_shelf_with_no_good_book_or_with_one_books_settings_is_refused(tmp_pat
     (tmp_path / "lib" / BAD_BOOK[0]).write_text("")
     with pytest.raises(UserError, match=r"no book of books: lib can be narrated: .*the-ant\.txt"):
         _prepare(tmp_path, "books=lib")
-    _write_shelf(tmp_path / "more")
+    write_shelf(tmp_path / "more")
     with pytest.raises(UserError, match=r"^book_id and cover name one book's"):
         _prepare(tmp_path, "books=more", "book_id=mine")
 
@@ -188,7 +188,7 @@ def _published(work: Workdir) -> int:
 def test_a_shelf_renders_in_one_run_and_survives_kill_9_like_one_book(tmp_path: Path) -> None:
     # Uninterrupted: the shelf, with a bad book, in one run.
     reference = Workdir(tmp_path / "reference")
-    _write_shelf(reference.path / "lib", bad=True)
+    write_shelf(reference.path / "lib", bad=True)
     run = reference.run_book("books=lib", check=False)
     assert run.returncode == 1, run.stderr
     refused = "narrator: lib/the-ant.txt: the book has no text to speak; refused, the other books go on"
@@ -202,13 +202,13 @@ def test_a_shelf_renders_in_one_run_and_survives_kill_9_like_one_book(tmp_path: 
 
     # A book of the shelf comes out as it does on its own.
     alone = Workdir(tmp_path / "alone")
-    _write_shelf(alone.path / "lib")
+    write_shelf(alone.path / "lib")
     alone.run_book("book=lib/the-hare.txt")
     assert np.array_equal(read_audio(alone.results("the-hare") / "the-hare.wav")[0], masters["the-hare"])
 
     # Killed with SIGKILL at random points across the shelf, then run again as the README says.
     crashed = Workdir(tmp_path / "crashed")
-    _write_shelf(crashed.path / "lib")
+    write_shelf(crashed.path / "lib")
     total = sum(len(read_catalog(reference.results(book) / "catalog.tsv")) for book in masters)
     seed = random.SystemRandom().randrange(1 << 30)
     targets = sorted(random.Random(seed).sample(range(1, total - total // 4), 3))
