@@ -2,7 +2,7 @@
 
 For each N it builds a synthetic N-sentence book, then plans and renders it with espeak
   (a) through Snakemake with the default profile (the README's command, stopped before assembly), and
-  (b) in one Python loop calling the same plan and render functions.
+  (b) in one Python process calling the same plan and render functions, 8 renders at once.
 The difference divided by N is what Snakemake adds per segment. Prints one row per N.
 
     python bench/overhead.py            # N = 500 2000 4000
@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+#: Render jobs at once: the README's --cores 8.
+JOBS = 8
 WORDS = ("amber", "basin", "cedar", "delta", "ember", "fable", "garnet", "harbor", "island", "juniper")
 
 
@@ -46,7 +48,7 @@ def run_workflow(work: Path, book: Path) -> tuple[float, float, int]:
     """Wall seconds in all, seconds to the first published WAV, and peak RSS in MB."""
     # Rendering only: assembly and packaging are per book, not per segment, and the loop has none.
     command = [sys.executable, "-m", "snakemake", "render_all"]
-    command += ["--cores", "8", "--resources", "gpu=1", "--quiet", "all"]
+    command += ["--cores", str(JOBS), "--resources", "gpu=1", "--quiet", "all"]
     command += ["--config", f"book={book}", "engine=espeak"]
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -64,9 +66,11 @@ def run_workflow(work: Path, book: Path) -> tuple[float, float, int]:
 
 
 def run_loop(work: Path, book: Path) -> float:
-    """The same plan, render and mark calls in one process, without Snakemake."""
+    """The same plan, render and mark calls in one process, without Snakemake, as many at once as
+    the workflow runs (threads of one process, as --force-use-threads runs them)."""
     code = f"""
 import time, yaml
+from concurrent.futures import ThreadPoolExecutor
 from narrator.engines import engine_class
 from narrator.plan import PlanSettings, write_plan
 from narrator.catalog import read_catalog, wav_file
@@ -78,8 +82,10 @@ start = time.perf_counter()
 catalog = "loop/bench/catalog.tsv"
 budget = min(config["max_chars"], espeak.max_chars)
 write_plan({str(book)!r}, catalog, "loop/bench/book.json", PlanSettings("espeak", options, budget))
-for row in read_catalog(catalog):
+def render(row):
     render_segment(catalog, row.segment_id, wav_file(catalog, row), engine="espeak", options=options)
+with ThreadPoolExecutor({JOBS}) as pool:
+    list(pool.map(render, read_catalog(catalog)))
 print(time.perf_counter() - start)
 """
     command = [sys.executable, "-c", code]
