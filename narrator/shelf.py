@@ -33,10 +33,13 @@ class ShelfBook:
 
     book_id: str
     path: str
-    #: The engine's options for this book: the voice for its language, the speed for the pace.
-    options: Mapping[str, Any]
     plan: PlanSettings
     asr: AsrSettings
+
+    @property
+    def options(self) -> Mapping[str, Any]:
+        """The engine's options for this book: the voice for its language, the speed for the pace."""
+        return self.plan.options
 
 
 @dataclass
@@ -91,7 +94,7 @@ def prepare_book(config: Mapping[str, Any], engine: type[Engine], path: Path, bo
     asr = resolve(
         config["verify"], config["engine"], language, engine.device(options), int(options.get("threads", 1))
     )
-    return ShelfBook(book_id, str(path), options, PlanSettings.from_config(config, options), asr)
+    return ShelfBook(book_id, str(path), PlanSettings.from_config(config, options), asr)
 
 
 def prepare_shelf(config: Mapping[str, Any], engine: type[Engine], bug_log_dir: Path) -> Shelf:

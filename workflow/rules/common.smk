@@ -64,13 +64,11 @@ GPUS_PER_RENDER = (
     else 0
 )
 
-if not workflow.remote_exec:
-    for refused in SHELF.refused:
-        print(f"narrator: {refused}", file=sys.stderr)
-
 # A plan that no longer proves its book (a catalog cut short or gone while the master stands) is
 # made again: left alone, Snakemake says "nothing to be done" or assembles a shorter book.
 if not workflow.remote_exec:
+    for refused in SHELF.refused:
+        print(f"narrator: {refused}", file=sys.stderr)
     for book_id in SHELF.books:
         try:
             with faults_in_one_line():
