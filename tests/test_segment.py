@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import threading
 
 import pytest
 
@@ -285,3 +286,27 @@ def test_long_title_is_split_with_clause_pauses() -> None:
 def test_single_segment_book_ends_with_end() -> None:
     segments = list(segment_book(Book("B", (Chapter("", ("Hi.",)),)), budget=100))
     assert [(s.text, s.pause_after) for s in segments] == [("Hi.", "end")]
+
+
+def test_books_segmented_at_once_in_threads_split_as_they_do_alone() -> None:
+    # A shelf plans its books as threads of one process, and pysbd's Segmenter is shared.
+    paragraphs = [
+        f"Paragraph {n} opens here. Mr. Hale said it was late, and the lamp was lit at six. "
+        f"Then the fog came in over the water! Did anyone see it? Nobody did, not even Dr. Lee."
+        for n in range(40)
+    ]
+    alone = [split_sentences(paragraph) for paragraph in paragraphs]
+    start = threading.Barrier(4)
+
+    def split_all(results: list[list[str]]) -> None:
+        start.wait()
+        results.extend(split_sentences(paragraph) for paragraph in paragraphs)
+
+    for _ in range(10):
+        outcomes: list[list[list[str]]] = [[] for _ in range(4)]
+        threads = [threading.Thread(target=split_all, args=(outcome,)) for outcome in outcomes]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert all(outcome == alone for outcome in outcomes)
