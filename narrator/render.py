@@ -44,6 +44,7 @@ import soundfile as sf
 from narrator import asr, catalog, interrupt
 from narrator.audio import AudioCheckError, WavRecord, check_wav_file, encode_wav
 from narrator.engines import Engine, get_engine, load_count
+from narrator.engines.base import cpu_share
 from narrator.errors import UserError
 from narrator.publish import publishing, replace_durably
 
@@ -79,9 +80,10 @@ class Heard:
         return json.dumps(evidence, indent=1, ensure_ascii=False).encode() + b"\n"
 
 
-def _write_verified(temp: Path, voice: Engine, row: catalog.Row, seed: int) -> WavRecord:
+def _write_verified(temp: Path, voice: Engine, threads: int, row: catalog.Row, seed: int) -> WavRecord:
     """Render ``row`` with ``seed`` into ``temp`` and verify the file; RenderError if it fails."""
-    samples = voice.synthesize(row.spoken, seed=seed)
+    with cpu_share(threads):
+        samples = voice.synthesize(row.spoken, seed=seed)
     temp.write_bytes(encode_wav(samples, voice.sample_rate, row.segment_id))
     try:
         return check_wav_file(
@@ -113,6 +115,7 @@ def render_segment(
     row = catalog.segment_row(catalog_path, segment_id)
     started = time.monotonic()
     voice = get_engine(engine, options)
+    threads = type(voice).cpu_threads(options)
     first_seed = seed_for(row.spoken)
     renders = check.tries if check.mode == "enforce" else 1
     heard = None
@@ -120,7 +123,7 @@ def render_segment(
         for attempt in range(renders):
             # Engines take 32-bit seeds.
             seed = (first_seed + attempt) % 2**32
-            record = _write_verified(temp, voice, row, seed)
+            record = _write_verified(temp, voice, threads, row, seed)
             if check.mode == "off":
                 break
             heard = _hear(temp, row, seed, check)

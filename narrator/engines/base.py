@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import abc
+import os
 import re
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 import numpy as np
@@ -53,6 +56,39 @@ def onnx_session_options(onnxruntime: Any, threads: int) -> Any:
     return options
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity (a Slurm allocation, taskset), else all of them."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity on macOS
+        return os.cpu_count() or 1
+
+
+_cpu_slots: dict[int, threading.BoundedSemaphore] = {}
+_cpu_slots_lock = threading.Lock()
+
+
+@contextmanager
+def cpu_share(threads: int) -> Iterator[None]:
+    """Hold one of this process's slots for a model call that keeps ``threads`` CPUs busy.
+
+    Render jobs run as threads of one Snakemake process, as many at once as ``--cores`` allows, and
+    the README's ``--cores 8`` exceeds most CPUs: on 2 CPUs, eight concurrent one-thread Piper runs
+    rendered 600 words 10% slower than two (measured side by side, `snakemake render_all` at
+    ``--cores 8`` against ``--cores 2``). So at most CPUs / threads calls run at once and the rest
+    wait their turn. ``threads`` 0 is a call whose work is elsewhere (a GPU): it never waits.
+    """
+    if threads < 1:
+        yield
+        return
+    with _cpu_slots_lock:
+        slots = _cpu_slots.get(threads)
+        if slots is None:
+            slots = _cpu_slots[threads] = threading.BoundedSemaphore(max(1, usable_cpus() // threads))
+    with slots:
+        yield
+
+
 class Engine(abc.ABC):
     """A loaded text-to-speech model.
 
@@ -79,6 +115,11 @@ class Engine(abc.ABC):
     def device(cls, options: Mapping[str, Any]) -> str:
         """Where this engine runs with these options: "cpu" or "cuda[:N]"; decides the gpu resource."""
         return "cpu"
+
+    @classmethod
+    def cpu_threads(cls, options: Mapping[str, Any]) -> int:
+        """CPUs one ``synthesize`` call keeps busy with these options; 0 where its work runs elsewhere."""
+        return 1
 
     @classmethod
     def budget(cls, options: Mapping[str, Any]) -> int:

@@ -81,6 +81,10 @@ class CoquiEngine(Engine):
         return "cuda" if _torch().cuda.is_available() else "cpu"
 
     @classmethod
+    def cpu_threads(cls, options: Mapping[str, Any]) -> int:
+        return 0  # its one worker process renders one call at a time and queues the rest itself
+
+    @classmethod
     def budget(cls, options: Mapping[str, Any]) -> int:
         if options.get("max_chars"):
             return int(options["max_chars"])

@@ -186,6 +186,10 @@ class KokoroEngine(Engine):
         return "cuda" if "CUDAExecutionProvider" in _onnxruntime().get_available_providers() else "cpu"
 
     @classmethod
+    def cpu_threads(cls, options: Mapping[str, Any]) -> int:
+        return _threads(options) if cls.device(options) == "cpu" else 0
+
+    @classmethod
     def preflight(cls, options: Mapping[str, Any]) -> None:
         unknown = sorted(set(options) - set(_OPTIONS))
         if unknown:

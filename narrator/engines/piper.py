@@ -213,6 +213,10 @@ class PiperEngine(Engine):
         return cls(PiperVoice(session=session, config=config), noise, scales)
 
     @classmethod
+    def cpu_threads(cls, options: Mapping[str, Any]) -> int:
+        return int(options.get("threads", 1))
+
+    @classmethod
     def for_language(cls, options: Mapping[str, Any], language: str) -> dict[str, Any]:
         # A Piper voice is trained on one language; its phonemizer is that language's too.
         model_path, config_path = _voice_files(options)
