@@ -14,13 +14,14 @@ half, run in the first pass, from which the limited loudness at any gain is know
 
 from __future__ import annotations
 
+import functools
 import math
 from array import array
 from dataclasses import dataclass
 
 import numpy as np
 from pyloudnorm.iirfilter import IIRfilter
-from scipy.signal import lfilter, resample_poly
+from scipy.signal import firwin, lfilter, resample_poly
 
 ABSOLUTE_GATE = -70.0  # LUFS
 RELATIVE_GATE = -10.0  # LU below the absolutely gated loudness
@@ -30,6 +31,9 @@ OVERSAMPLE = 4
 #: Input samples of context each side of a chunk when oversampling; the resampler's filter spans
 #: 10 input samples each side, so 32 leaves the chunked result equal to the whole-signal one.
 _TRUE_PEAK_CONTEXT = 32
+#: resample_poly's own low-pass for 4x (what it designs when given no filter), designed once: the
+#: design cost a twentieth of a master's assembly when resample_poly redid it for every chunk.
+_OVERSAMPLE_FILTER = firwin(2 * 10 * OVERSAMPLE + 1, 1.0 / OVERSAMPLE, window=("kaiser", 5.0))
 
 
 def _k_weighting(rate: int) -> list[tuple[np.ndarray, np.ndarray, float]]:
@@ -90,9 +94,11 @@ class _Oversampler:
 
     @staticmethod
     def _rows(signal: np.ndarray, offset: int, count: int) -> np.ndarray:
-        up = resample_poly(signal, OVERSAMPLE, 1)
-        region = up[offset * OVERSAMPLE : (offset + count) * OVERSAMPLE]
-        return np.max(np.abs(region).reshape(count, OVERSAMPLE), axis=1)
+        up = resample_poly(signal, OVERSAMPLE, 1, window=_OVERSAMPLE_FILTER)
+        phases = np.abs(up[offset * OVERSAMPLE : (offset + count) * OVERSAMPLE]).reshape(count, OVERSAMPLE)
+        # The maximum over the four phases as elementwise maxima of columns: the same values, 17x
+        # as fast as numpy's reduction along an axis of length 4 (measured on 32k-sample chunks).
+        return functools.reduce(np.maximum, phases.T)
 
 
 def energy_to_lufs(energy: float) -> float:
