@@ -488,23 +488,6 @@ def _read_loudness(loudness_path: str | Path) -> dict[str, Any]:
         raise CatalogError(f"{loudness_path}: cannot read the loudness report ({error})") from None
 
 
-def write_report(
-    catalog_path: str | Path,
-    loudness_path: str | Path,
-    book_json: str | Path,
-    plots: Mapping[str, str | Path],
-    summary: str | Path,
-    pauses: Mapping[str, float] | None = None,
-) -> str:
-    """The report rule: the landing page's summary, then every plot.
-
-    In this order, a job killed midway leaves a plot missing, which `snakemake --report` names in
-    one line, never the summary alone, which the landing page's include would fail on.
-    """
-    wrote = write_summary(catalog_path, loudness_path, book_json, summary)
-    return f"{write_report_plots(catalog_path, loudness_path, plots, pauses)}; {wrote}"
-
-
 def write_report_plots(
     catalog_path: str | Path,
     loudness_path: str | Path,

@@ -129,6 +129,7 @@ def get_final_output():
                 for kind in OUTPUT_KINDS
             ],
             *expand(rules.report_plots.output, book=book_id),
+            *expand(rules.report_summary.output, book=book_id),
         ]
     ]
 

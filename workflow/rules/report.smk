@@ -1,27 +1,20 @@
-# Figures for `snakemake --report report.html`, drawn from the catalog and loudness.json, and the
-# landing page's key figures (summary.rst), which include the output check of every output: so the
-# rule waits for the outputs, and redraws (in seconds) when one changes. Reading the catalog here is
-# harmless: render jobs have no inputs, so nothing re-renders for it.
+# Figures for `snakemake --report report.html`, drawn from the catalog and loudness.json as soon as
+# the master is assembled, beside the M4B's encoding; then the landing page's key figures
+# (summary.rst), which include the output check of every output, so that rule waits for the outputs
+# and redraws (in seconds) when one changes. Reading the catalog here is harmless: render jobs have
+# no inputs, so nothing re-renders for it.
 
 
 localrules:
     report_plots,
+    report_summary,
 
 
 rule report_plots:
     input:
         catalog=get_catalog,
         loudness=rules.assemble_book.output.loudness,
-        book_json=get_book_json,
-        master=get_master,
-        # Every output the config asks for ({book} stays a wildcard): the output check measures them.
-        outputs=[
-            OUTPUT_PATHS[kind].format(results=RESULTS, book="{book}")
-            for kind in OUTPUT_KINDS
-        ],
     output:
-        # Always written with the plots, so the landing page never includes a missing file.
-        summary=f"{RESULTS}/{{book}}/report/summary.rst",
         chapter_minutes=report(
             f"{RESULTS}/{{book}}/report/chapter_minutes.svg",
             caption="../report/chapter_minutes.rst",
@@ -70,15 +63,44 @@ rule report_plots:
         pauses=config["pauses"],
     run:
         from narrator.workflow import run_logged
-        from narrator.report import PLOTS, write_report
+        from narrator.report import PLOTS, write_report_plots
 
         run_logged(
             log[0],
-            write_report,
+            write_report_plots,
+            input.catalog,
+            input.loudness,
+            {name: getattr(output, name) for name in PLOTS},
+            params.pauses,
+        )
+
+
+rule report_summary:
+    input:
+        catalog=get_catalog,
+        loudness=rules.assemble_book.output.loudness,
+        book_json=get_book_json,
+        master=get_master,
+        # Every output the config asks for ({book} stays a wildcard): the output check measures them.
+        outputs=[
+            OUTPUT_PATHS[kind].format(results=RESULTS, book="{book}")
+            for kind in OUTPUT_KINDS
+        ],
+        # Written after the plots, so the landing page never includes a page whose plots are missing.
+        plots=rules.report_plots.output,
+    output:
+        summary=f"{RESULTS}/{{book}}/report/summary.rst",
+    log:
+        "logs/report_summary/{book}.log",
+    run:
+        from narrator.workflow import run_logged
+        from narrator.report import write_summary
+
+        run_logged(
+            log[0],
+            write_summary,
             input.catalog,
             input.loudness,
             input.book_json,
-            {name: getattr(output, name) for name in PLOTS},
             output.summary,
-            params.pauses,
         )
