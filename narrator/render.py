@@ -80,10 +80,9 @@ class Heard:
         return json.dumps(evidence, indent=1, ensure_ascii=False).encode() + b"\n"
 
 
-def _write_verified(temp: Path, voice: Engine, threads: int, row: catalog.Row, seed: int) -> WavRecord:
+def _write_verified(temp: Path, voice: Engine, row: catalog.Row, seed: int) -> WavRecord:
     """Render ``row`` with ``seed`` into ``temp`` and verify the file; RenderError if it fails."""
-    with cpu_share(threads):
-        samples = voice.synthesize(row.spoken, seed=seed)
+    samples = voice.synthesize(row.spoken, seed=seed)
     temp.write_bytes(encode_wav(samples, voice.sample_rate, row.segment_id))
     try:
         return check_wav_file(
@@ -113,33 +112,35 @@ def render_segment(
     interrupt.check()  # jobs already handed to Snakemake's thread pool still start after Ctrl-C
     check = check or asr.AsrSettings()
     row = catalog.segment_row(catalog_path, segment_id)
-    started = time.monotonic()
     voice = get_engine(engine, options)
-    threads = type(voice).cpu_threads(options)
     first_seed = seed_for(row.spoken)
     renders = check.tries if check.mode == "enforce" else 1
     heard = None
     with publishing(Path(wav_path)) as temp:
-        for attempt in range(renders):
-            # Engines take 32-bit seeds.
-            seed = (first_seed + attempt) % 2**32
-            record = _write_verified(temp, voice, threads, row, seed)
-            if check.mode == "off":
-                break
-            heard = _hear(temp, row, seed, check)
-            if heard.score.passed or check.mode == "flag":
-                break
-            interrupt.check()
-        else:
-            assert heard is not None
-            raise RenderError(
-                f"segment {segment_id}: the ASR check failed {renders} renders (seeds {first_seed} "
-                f"+0..{renders - 1}): text {row.spoken!r}, heard {heard.transcript!r}: "
-                f"{heard.score.problems()}"
-            )
+        # Rendering and hearing are the CPU work; the clock starts once a CPU is free, so a
+        # segment's render seconds (and the report's real-time factor) never count the queue.
+        with cpu_share(type(voice).cpu_threads(options)):
+            started = time.monotonic()
+            for attempt in range(renders):
+                # Engines take 32-bit seeds.
+                seed = (first_seed + attempt) % 2**32
+                record = _write_verified(temp, voice, row, seed)
+                if check.mode == "off":
+                    break
+                heard = _hear(temp, row, seed, check)
+                if heard.score.passed or check.mode == "flag":
+                    break
+                interrupt.check()
+            else:
+                assert heard is not None
+                raise RenderError(
+                    f"segment {segment_id}: the ASR check failed {renders} renders (seeds {first_seed} "
+                    f"+0..{renders - 1}): text {row.spoken!r}, heard {heard.transcript!r}: "
+                    f"{heard.score.problems()}"
+                )
+            seconds = time.monotonic() - started
         if heard is not None:
             replace_durably(asr.sidecar_path(wav_path), heard.sidecar(row, record, check.mode, attempt + 1))
-        seconds = time.monotonic() - started
         catalog.mark_completed(catalog_path, segment_id, record, seconds)
     if heard is None:
         verdict = check.note or "ASR check off"
