@@ -5,9 +5,12 @@ the configured pace. Four timings, each in a fresh folder:
   1. the Piper CLI: ``python -m piper -m <joe> -i text.txt -f out.wav`` at the workflow's length_scale;
   2. ``snakemake render_all`` with the README's flags (plan and every segment, no assembly);
   3. the hand pipeline: the Piper CLI, then ffmpeg ``loudnorm`` to an AAC M4B;
-  4. the whole workflow (``snakemake`` with the README's flags: master, M4B, subtitles, report).
-It prints the times and the two ratios the scale issue asks for: render_all / CLI and workflow /
-hand pipeline (lower is better).
+  4. the whole workflow (``snakemake`` with the README's flags: master, M4B, subtitles, report);
+  5. and 6. the hand pipeline and the whole workflow again with ffmpeg's fast AAC coder on both
+     sides (``-aac_coder fast``; the workflow's ``encode.m4b_aac_coder: fast``), where 3. and 4. use
+     ffmpeg's default, twoloop, as the workflow does by default.
+It prints the times and the ratios the scale issue asks for: render_all / CLI and workflow / hand
+pipeline, for each AAC coder (lower is better).
 
     python bench/scale.py                # 2,200 words
     python bench/scale.py --words 600    # a shorter text
@@ -92,10 +95,22 @@ def main() -> None:
         times["Piper CLI + ffmpeg"] = hand + timed([*loudnorm, "-f", "mp4", "book.m4b"], folders["hand"])
         workflow = [sys.executable, "-m", "snakemake", *README_RUN, *book]
         times["workflow"] = timed(workflow, folders["workflow"])
+        # The same two with the fast AAC coder: the hand pipeline re-encodes its Piper WAV, and the
+        # workflow re-packages its master (Snakemake re-runs only what the changed setting touches,
+        # so the workflow is run afresh in a new folder).
+        fast = ["-aac_coder", "fast", "-f", "mp4", "fast.m4b"]
+        times["Piper CLI + ffmpeg fast"] = hand + timed([*loudnorm, *fast], folders["hand"])
+        fresh = Path(tmp) / "workflow-fast"
+        fresh.mkdir()
+        (fresh / "text.txt").write_text(excerpt(args.words), encoding="utf-8")
+        copy_workflow(fresh)
+        times["workflow fast"] = timed([*workflow, "encode={m4b_aac_coder: fast}"], fresh)
     for name, seconds in times.items():
-        print(f"{name:>20}  {seconds:7.1f} s")
+        print(f"{name:>24}  {seconds:7.1f} s")
     print(f"render_all / Piper CLI: {times['render_all'] / times['Piper CLI']:.2f}")
-    print(f"workflow / (Piper CLI + ffmpeg): {times['workflow'] / times['Piper CLI + ffmpeg']:.2f}")
+    for coder, suffix in (("twoloop", ""), ("fast", " fast")):
+        ratio = times["workflow" + suffix] / times["Piper CLI + ffmpeg" + suffix]
+        print(f"workflow / (Piper CLI + ffmpeg), AAC coder {coder}: {ratio:.2f}")
 
 
 if __name__ == "__main__":
