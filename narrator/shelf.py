@@ -58,7 +58,8 @@ class Shelf:
 
 def shelf_paths(books: str | list[str]) -> list[Path]:
     """The book files ``books`` names, in order, each once: a folder's books (sorted by name, not
-    recursive), a glob's matches that are books, a file as given (checked when it is read)."""
+    recursive), a glob's matches that are books, a book file as given (checked when it is read);
+    UserError for an entry that names none of these, such as a mistyped folder."""
     paths: list[Path] = []
     for entry in [books] if isinstance(books, str) else books:
         path = Path(entry)
@@ -70,8 +71,11 @@ def shelf_paths(books: str | list[str]) -> list[Path]:
             found = sorted(Path(p) for p in glob.glob(entry) if Path(p).suffix.lower() in READERS)
             if not found:
                 raise UserError(f"books: {entry!r} matches no book ({', '.join(READERS)} files)")
+        elif path.suffix.lower() in READERS:
+            found = [path]  # a missing or unreadable book is refused alone when it is read
         else:
-            found = [path]
+            what = "no such folder" if not path.exists() else "not a folder, glob or book file"
+            raise UserError(f"books: {entry}: {what} ({', '.join(READERS)} files)")
         paths.extend(found)
     return list(dict.fromkeys(paths))
 
@@ -122,10 +126,10 @@ def prepare_shelf(config: Mapping[str, Any], engine: type[Engine], bug_log_dir: 
         try:
             shelf.books[book_id] = prepare_book(config, engine, path, book_id)
         except UserError as error:
-            shelf.refused.append(f"{error}; refused, the other books go on")
+            shelf.refused.append(f"{error}; refused")
         except Exception as error:  # noqa: BLE001 - a bug on one book must not stop the shelf
             message = log_bug(f"reading {path}", error, bug_log_dir / f"{book_id}.log")
-            shelf.refused.append(f"{message}; refused, the other books go on")
+            shelf.refused.append(f"{message}; refused")
     if not shelf.books:
         raise UserError(f"no book of books: {config['books']} can be narrated: {' | '.join(shelf.refused)}")
     return shelf

@@ -144,7 +144,7 @@ def test_a_bad_book_is_refused_alone_in_one_line(tmp_path: Path) -> None:
     shelf = _prepare(tmp_path, "books=lib")
     assert list(shelf.books) == ["the-crow", "the-fox", "the-hare"]
     assert len(shelf.refused) == 2
-    assert all("\n" not in line and line.endswith("refused, the other books go on") for line in shelf.refused)
+    assert all("\n" not in line and line.endswith("; refused") for line in shelf.refused)
     assert "broken.epub: not an EPUB" in shelf.refused[0] and "the-ant.txt" in shelf.refused[1]
 
 
@@ -162,8 +162,10 @@ def test_two_files_with_one_name_do_not_share_a_folder(tmp_path: Path) -> None:
 def test_a_shelf_with_no_good_book_or_with_one_books_settings_is_refused(tmp_path: Path) -> None:
     (tmp_path / "lib").mkdir()
     (tmp_path / "lib" / BAD_BOOK[0]).write_text("")
-    with pytest.raises(UserError, match=r"no book of books: lib can be narrated: .*the-ant\.txt"):
-        _prepare(tmp_path, "books=lib")
+    with pytest.raises(UserError, match=r"no book of books: lib can be narrated: .*the-ant\.txt: .*refused$"):
+        _prepare(tmp_path, "books=lib")  # one book, so no "others go on"
+    with pytest.raises(UserError, match=r"^books: librar: no such folder \(\.txt, "):
+        _prepare(tmp_path, "books=librar")  # a typo is one line, not "no such book file"
     write_shelf(tmp_path / "more")
     with pytest.raises(UserError, match=r"^book_id and cover name one book's"):
         _prepare(tmp_path, "books=more", "book_id=mine")

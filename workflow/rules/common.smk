@@ -68,7 +68,7 @@ GPUS_PER_RENDER = (
 # made again: left alone, Snakemake says "nothing to be done" or assembles a shorter book.
 if not workflow.remote_exec:
     for refused in SHELF.refused:
-        print(f"narrator: {refused}", file=sys.stderr)
+        print(f"narrator: {refused}, the other books go on", file=sys.stderr)
     for book_id in SHELF.books:
         try:
             with faults_in_one_line():
