@@ -183,7 +183,7 @@ class PiperEngine(Engine):
                 ],
                 dtype=np.float32,
             )
-            threads = int(options.get("threads", 1))
+            threads = cls.cpu_threads(options)
         except (TypeError, ValueError) as error:
             raise EngineError(f"bad piper option: {first_line(error)}") from None
         if scales[1] <= 0 or scales[0] < 0 or scales[2] < 0 or threads < 1:
