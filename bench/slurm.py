@@ -32,7 +32,7 @@ from narrator.catalog import read_catalog
 
 REPO = Path(__file__).resolve().parent.parent
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-GROUP_SUBMITTED = re.compile(r"has been submitted with SLURM jobid \d+ \(log: .*/group_render_")
+GROUP_SUBMITTED = re.compile(r"has been submitted with SLURM jobid \d+ \(log: .*/group_render-")
 TIMEOUT = 3600
 
 

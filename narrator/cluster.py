@@ -1,7 +1,8 @@
 """Snakemake 9.27.1 workarounds that make grouped render jobs work on a cluster.
 
-Both patch Snakemake internals (workflow.execute, DAG.update_groups); tests/test_cluster.py and
-tests/test_groups.py fail if an upgrade breaks them.
+They reach into Snakemake internals (workflow.execute, DAG.update_groups,
+workflow.parent_groupids); tests/test_cluster.py and tests/test_groups.py fail if an upgrade
+breaks them.
 """
 
 from __future__ import annotations
@@ -58,3 +59,15 @@ def keep_group_components_on_restart() -> None:
 
     update_groups_afresh.narrator_fresh_groups = True
     DAG.update_groups = update_groups_afresh
+
+
+def render_group(workflow: Any, name: str) -> str:
+    """``name``, declared a part of the group "render" so group-components render=N applies to it.
+
+    Snakemake 9.27.1 looks a group's components up under its parent's name, and records the
+    parent only for a group named with wildcards (render-{book}), not for one a function names.
+    Render groups are named by a function (narrator/groups.py), so without this the profiles'
+    group-components would not apply and every segment would be a submission of its own.
+    """
+    workflow.parent_groupids[name] = "render"
+    return name

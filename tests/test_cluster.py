@@ -23,20 +23,29 @@ import pytest
 from conftest import SNAKEMAKE, read_audio
 
 from narrator.catalog import COMPLETED, read_catalog
+from narrator.engines import engine_class
+from narrator.groups import GroupSizing, plan_render_groups, render_seconds_per_word
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
-#: Render jobs per submission, as in both cluster profiles (group-components render=25).
+#: Render jobs per submission: espeak renders the whole sample in far less than a group's 10
+#: minutes, so the groups are capped at this many segments to make several of them.
 GROUP_SIZE = 25
 #: Test-only overrides of the profiles, for a one-node test cluster with 2 CPUs:
 #: --cores 1: one CPU per group job (the profiles ask for 4), so two groups share the node;
 #: the first status query after 1 s instead of 20 s; espeak, the fast engine.
-OVERRIDES = ["--cores", "1", "--config", "engine=espeak"]
+OVERRIDES = [
+    "--cores",
+    "1",
+    "--config",
+    "engine=espeak",
+    f"render_groups={{minutes: 10, max_segments: {GROUP_SIZE}}}",
+]
 SLURM_OVERRIDES = ["--slurm-init-seconds-before-status-checks", "1", "--slurm-no-account"]
 #: A run of the sample book takes about a minute here; anything past this is a hang.
 RUN_TIMEOUT = 600
 SUBMITTED = {
-    "slurm": re.compile(r"has been submitted with SLURM jobid (\d+) \(log: .*/group_render_"),
+    "slurm": re.compile(r"has been submitted with SLURM jobid (\d+) \(log: .*/group_render-"),
     "cluster-generic": re.compile(r"Submitted group job \S+ with external jobid '(\d+)'"),
 }
 
@@ -130,7 +139,17 @@ class ClusterRun:
         return cancelled
 
     def group_jobs(self) -> int:
-        return len(SUBMITTED[self.profile].findall(self.text()))
+        return len(self.group_job_ids())
+
+    def group_job_ids(self) -> list[str]:
+        return SUBMITTED[self.profile].findall(self.text())
+
+
+def _time_limit_minutes(job_id: str) -> int:
+    """The wall time Slurm gave a job (scontrol remembers a finished job for MinJobAge, 300 s)."""
+    limit = re.search(r"TimeLimit=(\d+):(\d\d):00\b", _slurm("scontrol", "show", "job", job_id))
+    assert limit, f"no time limit for Slurm job {job_id}"
+    return 60 * int(limit[1]) + int(limit[2])
 
 
 def _render_pids(work) -> list[str]:
@@ -180,6 +199,18 @@ def test_sample_book_through_slurm_loads_the_engine_once_per_group_job(
     # Groups really formed (25 segments a submission), and each loaded the engine once.
     assert groups == math.ceil(segments / GROUP_SIZE), run.text()[-3000:]
     assert len(set(pids)) == groups
+    # Each group asked Slurm for its own expected render time (narrator/groups.py), not for the
+    # members' runtimes summed over its rounds.
+    rows = reference_book[2]
+    expected = plan_render_groups(
+        "sample",
+        rows,
+        lambda row: True,
+        GroupSizing(10, GROUP_SIZE),
+        render_seconds_per_word([], engine_class("espeak").typical_rtf, 158),
+    )
+    asked = sorted(minutes for minutes in expected.minutes.values() if minutes)
+    assert sorted(_time_limit_minutes(job) for job in run.group_job_ids()) == asked
     with capsys.disabled():
         print(
             f"\n[{profile}] {segments} segments in {groups} group jobs, {len(set(pids))} engine loads; "

@@ -110,6 +110,11 @@ class Engine(abc.ABC):
     #: neutral speed and 2 twice as slow. None where no voice could be measured; ``pace`` then
     #: leaves the voice at its own speed.
     pace_fit: ClassVar[tuple[float, float] | None] = None
+    #: Render seconds per second of audio of one call with the default options, measured here;
+    #: it sizes cluster render groups until a book's own segments are timed (narrator/groups.py).
+    #: 1.0 (real time) where no voice could be measured: groups then come out smaller and ask for
+    #: more wall time, never less.
+    typical_rtf: ClassVar[float] = 1.0
 
     @classmethod
     def device(cls, options: Mapping[str, Any]) -> str:

