@@ -10,6 +10,7 @@ Then the ratio of the overheads, Slurm / local.
     python bench/slurm.py                   # the sample book, espeak
     python bench/slurm.py --segments 500    # a synthetic 500-sentence book
     python bench/slurm.py --cores 2         # CPUs per group job (the profile asks for 4)
+    python bench/slurm.py --segments 1000 --cap 25   # also groups of at most 25, side by side
 
 Each is run twice: `render_all` (plan and renders, the loop's work) and `all` (the whole book:
 assembly, packaging and the report add a few per-book jobs, each a Slurm submission).
@@ -78,6 +79,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--segments", type=int, help="a synthetic book of this many sentences")
     parser.add_argument("--cores", type=int, default=1, help="CPUs per Slurm group job (default 1)")
+    parser.add_argument(
+        "--cap",
+        type=int,
+        help="also run render_all through Slurm with at most this many segments a group (the groups "
+        "were a fixed 25 before they were sized by work), for a side-by-side ratio",
+    )
     args = parser.parse_args()
 
     rows = []
@@ -85,6 +92,8 @@ def main() -> None:
         # render_all: plan and renders only, what the loop does; all: the whole book.
         runs = [("loop", "")]
         runs += [(mode, target) for target in ("render_all", "all") for mode in ("local", "slurm")]
+        if args.cap:
+            runs.append((f"slurm-cap{args.cap}", "render_all"))
         for mode, target in runs:
             work = Path(tmp) / f"{mode}-{target}"
             work.mkdir()
@@ -98,6 +107,8 @@ def main() -> None:
                 loop_seconds = run_loop(work, book)
                 continue
             config = ["--config", f"book={book}", "engine=espeak"]
+            if mode.startswith("slurm-cap"):
+                config.append(f"render_groups={{minutes: 10, max_segments: {args.cap}}}")
             if mode == "local":
                 command = [*SNAKEMAKE, target, "--cores", "8", "--resources", "gpu=1", *config]
             else:
@@ -105,7 +116,7 @@ def main() -> None:
                 command += ["--slurm-init-seconds-before-status-checks", "1", "--slurm-no-account", *config]
             wall, output = run(work, command)
             segments, loads, render_span = render_figures(work, book_id)
-            groups = len(GROUP_SUBMITTED.findall(output)) if mode == "slurm" else 1
+            groups = len(GROUP_SUBMITTED.findall(output)) if mode.startswith("slurm") else 1
             rows.append((f"{mode} {target}", segments, wall, render_span, loads, groups))
 
     columns = ("run", "segments", "wall s", "s/seg", "overhead s/seg", "render s/seg", "loads", "groups")
@@ -120,6 +131,9 @@ def main() -> None:
     print(f"plain loop (plan + renders in one process, no Snakemake): {loop_seconds:.1f} s")
     print(f"overhead per segment, Slurm / local: render_all {overheads[1] / overheads[0]:.1f}x, ", end="")
     print(f"whole book {overheads[3] / overheads[2]:.1f}x")
+    if args.cap:
+        print(f"render_all through Slurm, groups sized by work / capped at {args.cap}: ", end="")
+        print(f"wall {rows[1][2] / rows[4][2]:.2f}x, overhead per segment {overheads[1] / overheads[4]:.2f}x")
 
 
 if __name__ == "__main__":
