@@ -116,7 +116,7 @@ def render_segment(
     first_seed = seed_for(row.spoken)
     renders = check.tries if check.mode == "enforce" else 1
     heard = None
-    with publishing(Path(wav_path)) as temp:
+    with publishing(Path(wav_path), many_outputs=True) as temp:
         # Rendering and hearing are the CPU work; the clock starts once a CPU is free, so a
         # segment's render seconds (and the report's real-time factor) never count the queue.
         with cpu_share(type(voice).cpu_threads(options)):
