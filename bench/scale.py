@@ -14,6 +14,7 @@ pipeline, for each AAC coder (lower is better).
 
     python bench/scale.py                # 2,200 words
     python bench/scale.py --words 600    # a shorter text
+    python bench/scale.py --words 8000 --render-only   # 1. and 2. only, on about 50 minutes
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ def piper_cli(work: Path, length_scale: float) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--words", type=int, default=2200)
+    parser.add_argument("--render-only", action="store_true", help="time only the CLI and render_all")
     args = parser.parse_args()
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     options = engine_class("piper").for_pace(config["engines"]["piper"], config["pace"])
@@ -91,6 +93,10 @@ def main() -> None:
         times["render_all"] = timed(
             [sys.executable, "-m", "snakemake", "render_all", *README_RUN, *book], folders["render_all"]
         )
+        if args.render_only:
+            print(f"render_all / Piper CLI: {times['render_all'] / times['Piper CLI']:.2f} ", end="")
+            print(f"({times['render_all']:.1f} s against {times['Piper CLI']:.1f} s)")
+            return
         hand = timed(piper_cli(folders["hand"], options["length_scale"]), folders["hand"])
         times["Piper CLI + ffmpeg"] = hand + timed([*loudnorm, "-f", "mp4", "book.m4b"], folders["hand"])
         workflow = [sys.executable, "-m", "snakemake", *README_RUN, *book]
