@@ -1,0 +1,75 @@
+"""Snakemake's scheduler keeps at most one re-evaluation pending (narrator/scheduling.py)."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import threading
+import time
+from types import SimpleNamespace
+
+import pytest
+from snakemake.scheduling.job_scheduler import JobScheduler
+
+from narrator.scheduling import coalesce_reevaluations
+
+#: What Snakemake logs (with --verbose) at each scheduling round that considers ready jobs.
+ROUND = re.compile(r"^Ready (?:subsampled )?jobs", re.MULTILINE)
+
+
+def fake_scheduler() -> SimpleNamespace:
+    return SimpleNamespace(_open_jobs=threading.Semaphore(0))
+
+
+def timers_started(requests: list[float]) -> int:
+    scheduler = fake_scheduler()
+    before = threading.active_count()
+    for delay in requests:
+        JobScheduler._schedule_reevalutation(scheduler, delay)
+    return threading.active_count() - before
+
+
+def test_snakemake_still_schedules_reevaluations_through_the_patched_method() -> None:
+    # An upgrade that renames the method would silently bring the spinning scheduler back.
+    assert "self._schedule_reevalutation(" in inspect.getsource(JobScheduler.schedule)
+    coalesce_reevaluations()
+    coalesce_reevaluations()
+    assert JobScheduler._schedule_reevalutation.narrator_coalesced
+
+
+def test_many_requests_start_one_timer_and_release_once() -> None:
+    coalesce_reevaluations()
+    scheduler = fake_scheduler()
+    for _ in range(100):
+        JobScheduler._schedule_reevalutation(scheduler, 0.2)
+    assert not scheduler._open_jobs.acquire(timeout=0.05)
+    assert scheduler._open_jobs.acquire(timeout=2)
+    assert not scheduler._open_jobs.acquire(timeout=0.4)
+
+
+def test_a_request_due_sooner_than_the_pending_one_gets_its_own_timer() -> None:
+    coalesce_reevaluations()
+    assert timers_started([5, 0.1]) == 2
+    assert timers_started([0.1, 5, 5]) == 1
+
+
+def test_a_request_after_the_pending_one_fired_starts_a_new_timer() -> None:
+    coalesce_reevaluations()
+    scheduler = fake_scheduler()
+    JobScheduler._schedule_reevalutation(scheduler, 0.05)
+    assert scheduler._open_jobs.acquire(timeout=2)
+    time.sleep(0.01)
+    JobScheduler._schedule_reevalutation(scheduler, 0.05)
+    assert scheduler._open_jobs.acquire(timeout=2)
+
+
+@pytest.mark.slow
+def test_a_long_render_runs_about_one_scheduling_round_per_segment(workdir) -> None:
+    # Without the fix every round came back once a second: 30,763 rounds for 4,000 segments.
+    sentences = [f"Sentence {n} is short." for n in range(400)]
+    (workdir.path / "long.md").write_text("# Long\n\n" + "\n\n".join(sentences) + "\n")
+    run = workdir.run_book("book=long.md", "--verbose", target="render_all")
+    rounds = len(ROUND.findall(run.stdout + run.stderr))
+    segments = len(list((workdir.path / "results" / "long" / "segments").glob("*.wav")))
+    assert segments >= len(sentences)
+    assert rounds <= 1.2 * segments, f"{rounds} scheduling rounds for {segments} segments"
