@@ -1,4 +1,4 @@
-"""Snakemake's scheduler keeps at most one re-evaluation pending (narrator/scheduling.py)."""
+"""Snakemake's scheduling rounds stay cheap on a long book (narrator/scheduling.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 from snakemake.scheduling.job_scheduler import JobScheduler
 
-from narrator.scheduling import coalesce_reevaluations
+from narrator.scheduling import _JobsOnDemand, coalesce_reevaluations, list_remaining_jobs_on_demand
 
 #: What Snakemake logs (with --verbose) at each scheduling round that considers ready jobs.
 ROUND = re.compile(r"^Ready (?:subsampled )?jobs", re.MULTILINE)
@@ -61,6 +61,28 @@ def test_a_request_after_the_pending_one_fired_starts_a_new_timer() -> None:
     time.sleep(0.01)
     JobScheduler._schedule_reevalutation(scheduler, 0.05)
     assert scheduler._open_jobs.acquire(timeout=2)
+
+
+def test_remaining_jobs_are_listed_only_when_read_and_once() -> None:
+    calls = []
+    jobs = _JobsOnDemand(lambda: calls.append(1) or ["a", "b"])
+    assert calls == []
+    assert list(jobs) == ["a", "b"] and len(jobs) == 2 and jobs[1] == "b" and bool(jobs)
+    assert calls == [1]
+
+
+def test_the_scheduler_lists_remaining_jobs_through_the_patched_property() -> None:
+    # The job selector reads self.remaining_jobs for every round; the property must be ours.
+    assert "self.remaining_jobs" in inspect.getsource(JobScheduler.job_selector)
+    list_remaining_jobs_on_demand()
+    list_remaining_jobs_on_demand()
+    remaining = JobScheduler.remaining_jobs.fget
+    assert remaining.narrator_on_demand
+    dag = SimpleNamespace(
+        needrun_jobs=lambda: iter(["done", "running", "ready"]), finished=lambda job: job == "done"
+    )
+    scheduler = SimpleNamespace(workflow=SimpleNamespace(dag=dag), running={"running"}, failed=set())
+    assert list(remaining(scheduler)) == ["ready"]
 
 
 @pytest.mark.slow

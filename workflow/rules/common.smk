@@ -17,7 +17,7 @@ from narrator.cluster import (
 from narrator.groups import GroupSizing, book_render_groups
 from narrator.invocation import changes_nothing
 from narrator.plan import replan_if_unproven
-from narrator.scheduling import coalesce_reevaluations
+from narrator.scheduling import coalesce_reevaluations, list_remaining_jobs_on_demand
 from narrator.shelf import prepare_shelf
 from narrator.workflow import faults_in_one_line, log_bug
 
@@ -84,9 +84,10 @@ if not workflow.remote_exec:
             print(f"narrator: {replanning}", file=sys.stderr)
 
 
-# Snakemake 9.27.1 workarounds: a scheduler that does not spin on a long book
+# Snakemake 9.27.1 workarounds: scheduling rounds that stay cheap on a long book
 # (narrator/scheduling.py), and grouped render jobs on a cluster (narrator/cluster.py).
 coalesce_reevaluations()
+list_remaining_jobs_on_demand()
 keep_group_components_on_restart()
 if workflow.remote_exec:
     run_cluster_job_in_this_process(workflow)
