@@ -95,3 +95,14 @@ def test_a_long_render_runs_about_one_scheduling_round_per_segment(workdir) -> N
     segments = len(list((workdir.path / "results" / "long" / "segments").glob("*.wav")))
     assert segments >= len(sentences)
     assert rounds <= 1.2 * segments, f"{rounds} scheduling rounds for {segments} segments"
+
+
+@pytest.mark.slow
+def test_a_binding_rate_limit_still_renders_every_segment(workdir) -> None:
+    # The pending re-evaluation is what starts jobs the limit held back: lose it and the run hangs.
+    sentences = [f"Line {n} is here." for n in range(12)]
+    (workdir.path / "short.md").write_text("# Short\n\n" + "\n\n".join(sentences) + "\n")
+    run = workdir.run_book("book=short.md", "--max-jobs-per-timespan", "3/1s", target="render_all")
+    assert "Job rate limit reached" in run.stdout + run.stderr
+    segments = list((workdir.path / "results" / "short" / "segments").glob("*.wav"))
+    assert len(segments) >= len(sentences)
