@@ -31,9 +31,10 @@ def coalesce_reevaluations() -> None:
         return
 
     def schedule_one_reevaluation(self: Any, delay: float) -> None:
-        due = time.monotonic() + delay
+        now = time.monotonic()
+        due = now + delay
         pending_due = getattr(self, "_narrator_reevaluation_due", 0.0)
-        if time.monotonic() < pending_due <= due:
+        if now < pending_due <= due:
             return
         self._narrator_reevaluation_due = due
         timer = threading.Timer(delay, self._open_jobs.release)
