@@ -21,12 +21,21 @@ def fake_scheduler() -> SimpleNamespace:
     return SimpleNamespace(_open_jobs=threading.Semaphore(0))
 
 
-def timers_started(requests: list[float]) -> int:
+def timers_started(requests: list[float], monkeypatch: pytest.MonkeyPatch) -> int:
+    # Counted where they start, not as live threads, which earlier tests' timers leave at any time.
+    started = []
+
+    class CountedTimer(threading.Timer):
+        def start(self) -> None:
+            started.append(self)
+            super().start()
+
+    monkeypatch.setattr(threading, "Timer", CountedTimer)
     scheduler = fake_scheduler()
-    before = threading.active_count()
     for delay in requests:
         JobScheduler._schedule_reevalutation(scheduler, delay)
-    return threading.active_count() - before
+    monkeypatch.undo()
+    return len(started)
 
 
 def test_snakemake_still_schedules_reevaluations_through_the_patched_method() -> None:
@@ -47,10 +56,12 @@ def test_many_requests_start_one_timer_and_release_once() -> None:
     assert not scheduler._open_jobs.acquire(timeout=0.4)
 
 
-def test_a_request_due_sooner_than_the_pending_one_gets_its_own_timer() -> None:
+def test_a_request_due_sooner_than_the_pending_one_gets_its_own_timer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     coalesce_reevaluations()
-    assert timers_started([5, 0.1]) == 2
-    assert timers_started([0.1, 5, 5]) == 1
+    assert timers_started([5, 0.1], monkeypatch) == 2
+    assert timers_started([0.1, 5, 5], monkeypatch) == 1
 
 
 def test_a_request_after_the_pending_one_fired_starts_a_new_timer() -> None:
