@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -387,6 +388,68 @@ def test_limiter_lands_a_peaky_book_on_the_target_under_the_ceiling(tmp_path: Pa
     sound = raw != 0
     ratio = pcm[sound] / (raw[sound] * 10 ** (figures["gain_db"] / 20))
     assert np.all(ratio >= 0) and np.all(ratio <= 1 + 1 / np.abs(raw[sound] * 32768))
+
+
+class _Synchronous:
+    """assemble's ``_InOrder`` as one thread runs it: each item measured as it is submitted."""
+
+    def __init__(self, consume) -> None:
+        self.submit = consume
+
+    def __enter__(self) -> _Synchronous:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+
+def test_measuring_on_a_second_thread_changes_no_bit(tmp_path: Path, monkeypatch) -> None:
+    catalog, _ = make_book(tmp_path, voice=peaky_speech)
+    outputs = {}
+    for name in ("threaded", "one thread"):
+        if name == "one thread":
+            monkeypatch.setattr(assemble_module, "_InOrder", _Synchronous)
+        master, report = tmp_path / f"{name}.wav", tmp_path / f"{name}.json"
+        assemble_book(catalog, master, PAUSES, TARGET, report)
+        outputs[name] = (master.read_bytes(), report.read_text())
+    assert outputs["threaded"] == outputs["one thread"]
+    assert json.loads(outputs["threaded"][1])["limiter"]["limited_share"] > 0  # the limiter was at work
+
+
+def test_the_meter_thread_takes_every_piece_in_order_and_never_falls_far_behind() -> None:
+    seen: list[int] = []
+
+    def slow(item: np.ndarray) -> None:
+        time.sleep(0.002 * (int(item[0]) % 3))
+        seen.append(int(item[0]))
+
+    with assemble_module._InOrder(slow) as meter:
+        for index in range(40):
+            meter.submit(np.array([index]))
+            assert index + 1 - len(seen) <= assemble_module._METER_LAG
+    assert seen == list(range(40))
+
+
+def test_a_meter_error_reaches_the_assembly_and_a_failed_assembly_stops_the_meter() -> None:
+    def failing(item: np.ndarray) -> None:
+        if item[0] == 3:
+            raise ValueError("bad block")
+
+    with pytest.raises(ValueError, match="bad block"), assemble_module._InOrder(failing) as meter:
+        for index in range(5):
+            meter.submit(np.array([index]))
+    seen: list[int] = []
+
+    def slow(item: np.ndarray) -> None:
+        time.sleep(0.05)
+        seen.append(int(item[0]))
+
+    with pytest.raises(RuntimeError, match="disk gone"), assemble_module._InOrder(slow) as meter:
+        for index in range(6):
+            meter.submit(np.array([index]))
+        raise RuntimeError("disk gone")
+    assert len(seen) < 6  # what was still queued is dropped, not measured for nothing
+    assert not [thread for thread in threading.enumerate() if thread.name.startswith("loudness")]
 
 
 def test_a_master_over_4_gib_is_written_as_rf64_and_still_packages(tmp_path: Path, monkeypatch) -> None:
