@@ -11,8 +11,10 @@ The rules:
 * the M4B: decodable, as long as the master within DURATION_TOLERANCE_S; chapter files: decodable,
   together as long as the master.
 
-Nothing is written: ``check_book`` returns the rows, ``format_results`` lays them out, and the
-report can show the same table.
+``check_book`` writes nothing: it returns the rows, ``format_results`` lays them out, and the
+report can show the same table. The workflow measures the master on its own (``write_master_check``)
+while the M4B encodes, on a core that would otherwise idle, and the report's check reads those rows
+instead of measuring the master again once the M4B is done.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ import math
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +38,7 @@ from narrator.errors import UserError
 from narrator.ffmpeg import FfmpegError, find_ffmpeg
 from narrator.loudness import LoudnessMeter, to_dbfs
 from narrator.package import master_blocks
+from narrator.publish import publishing
 
 LOUDNESS_TOLERANCE_LU = 0.5
 DURATION_TOLERANCE_S = 0.1
@@ -202,6 +205,19 @@ def check_master(master: Path, loudness_json: Path) -> list[CheckResult]:
     ]
 
 
+def write_master_check(master: str | Path, loudness_json: str | Path, output: str | Path) -> str:
+    """Measure the master (``check_master``) and publish its rows as JSON, for ``read_checks``."""
+    results = check_master(Path(master), Path(loudness_json))
+    with publishing(Path(output)) as temp:
+        temp.write_text(json.dumps([asdict(result) for result in results], indent=2) + "\n", encoding="utf-8")
+    failed = sum(not result.passed for result in results)
+    return f"measured {Path(master).name}: {len(results)} rules, {failed} failed"
+
+
+def read_checks(path: str | Path) -> list[CheckResult]:
+    return [CheckResult(**row) for row in json.loads(Path(path).read_text(encoding="utf-8"))]
+
+
 def _check_duration(
     ffmpeg: str, path: Path, name: str, rate: int, expected: float | None
 ) -> tuple[float | None, CheckResult]:
@@ -216,8 +232,11 @@ def _check_duration(
     return seconds, _within(name, "duration", seconds, low, high, "s")
 
 
-def check_book(folder: str | Path) -> list[CheckResult]:
-    """Measure every output present in results/<book_id>/ against its rules; writes nothing."""
+def check_book(folder: str | Path, master_checks: Sequence[CheckResult] | None = None) -> list[CheckResult]:
+    """Measure every output present in results/<book_id>/ against its rules; writes nothing.
+
+    ``master_checks``: the master's rows, measured already from the same master; None measures it.
+    """
     folder = Path(folder)
     if not folder.is_dir():
         raise UserError(f"{folder}: no such results folder")
@@ -229,7 +248,9 @@ def check_book(folder: str | Path) -> list[CheckResult]:
     if master.is_file():
         info = sf.info(str(master))
         rate, master_seconds = info.samplerate, info.frames / info.samplerate
-        results += check_master(master, folder / "loudness.json")
+        if master_checks is None:
+            master_checks = check_master(master, folder / "loudness.json")
+        results += master_checks
     m4b = folder / f"{folder.name}.m4b"
     if m4b.is_file() and master_seconds is not None:
         results.append(_check_duration(ffmpeg, m4b, m4b.name, rate, master_seconds)[1])
