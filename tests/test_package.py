@@ -21,6 +21,7 @@ from conftest import Workdir, kill_group
 from scipy.signal import resample_poly
 
 from narrator import assemble as assemble_module
+from narrator import package as package_module
 from narrator.assemble import assemble_book, wav_format
 from narrator.audio import encode_wav
 from narrator.catalog import COMPLETED, PlanRecord, Row, read_catalog, write_catalog
@@ -43,8 +44,11 @@ from narrator.loudness import (
     book_gain,
 )
 from narrator.package import (
+    AAC_FRAME,
+    CUT_MARGIN,
     PackageSettings,
     chapter_filenames,
+    encoding_cuts,
     iso639_2,
     package_chapters,
     package_m4b,
@@ -55,7 +59,6 @@ from narrator.package import (
 from narrator.timeline import build_timeline
 
 RATE = 22050
-AAC_FRAME = 1024
 PAUSES = {"lead": 0.5, "trail": 1.0, "clause": 0.15, "sentence": 0.35, "paragraph": 0.8, "chapter": 2.0}
 TARGET = LoudnessTarget(target=-18.0, true_peak=-1.5)
 HOSTILE = [
@@ -549,6 +552,41 @@ def test_m4b_has_exact_chapters_hostile_titles_tags_cover_and_loudness(assembled
     )
     assert abs(pyloudnorm.Meter(RATE).integrated_loudness(samples) - TARGET.target) < 0.5
     assert not [p for p in m4b.parent.iterdir() if ".tmp-" in p.name]
+
+
+def test_m4b_is_encoded_in_parts_cut_in_silence_and_joined_to_the_sample(assembled, monkeypatch) -> None:
+    catalog, book_json, master = assembled
+    rows = read_catalog(catalog)
+    timeline = build_timeline(rows, PAUSES)
+    pcm = sf.read(master, dtype="int16")[0]
+    assert encoding_cuts(timeline, 1) == []
+    cuts = encoding_cuts(timeline, 4)
+    assert 1 <= len(cuts) <= 3
+    for cut in cuts:
+        assert cut % AAC_FRAME == 0 and not np.any(pcm[cut - CUT_MARGIN : cut + CUT_MARGIN])
+    whole, parted = master.with_name("whole.m4b"), master.with_name("parted.m4b")
+    assert "in 1 part(s)" in package_m4b(master, catalog, book_json, whole, PAUSES, PackageSettings(), 1)
+    # Four CPUs to share, whatever this machine has.
+    monkeypatch.setattr(package_module, "usable_cpus", lambda: 4)
+    summary = package_m4b(master, catalog, book_json, parted, PAUSES, PackageSettings(year="1999"), 4)
+    assert f"in {len(cuts) + 1} part(s)" in summary
+    samples = check_m4b(
+        parted, rows, timeline, title=BOOK_TITLE, authors=AUTHORS, year="1999", cover=True, lang="deu"
+    )
+    assert len(samples) == timeline.frames  # each part decodes to exactly its share: no frame added
+    one_piece = decode(whole)
+    assert len(one_piece) == timeline.frames
+    # Up to the first cut, the same encoder saw the same samples; after it, the parts' audio is as
+    # close to the master as the one-piece encode's, and silent at every cut.
+    first = cuts[0]
+    assert np.array_equal(samples[:first], one_piece[:first])
+    reference = pcm / 32768.0
+    parted_error = np.sqrt(np.mean((samples[first:] - reference[first:]) ** 2))
+    whole_error = np.sqrt(np.mean((one_piece[first:] - reference[first:]) ** 2))
+    assert parted_error < 1.2 * whole_error
+    for cut in cuts:
+        assert np.max(np.abs(samples[cut - CUT_MARGIN : cut + CUT_MARGIN])) < 1e-3
+    assert not [p for p in master.parent.iterdir() if ".tmp-" in p.name]
 
 
 def test_m4b_with_config_cover_and_no_cover(assembled, tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from pathlib import Path
 from narrator import catalog as narrator_catalog
 from narrator.config import check_cover, validate_config
 from narrator.engines import engine_class
+from narrator.engines.base import usable_cpus
 from narrator.errors import UserError
 from narrator.ingest import book_id_for
 from narrator.lexicon import Lexicon
@@ -104,6 +105,10 @@ PACKAGE_SETTINGS = PackageSettings(
     year=str(config["year"] or ""),
     cover=config["cover"] or "",
 )
+#: Parts the M4B is encoded in at once (ffmpeg's AAC encoder uses one CPU): the CPUs of the machine
+#: that plans the jobs, at most 8; Snakemake caps it at --cores, and a cluster job asks for as many.
+M4B_THREADS = min(8, usable_cpus())
+
 #: Where each configured output lands (besides the master, always made).
 OUTPUT_PATHS = {
     "m4b": "{results}/{book}/{book}.m4b",

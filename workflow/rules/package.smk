@@ -13,6 +13,8 @@ rule package_m4b:
         m4b=f"{RESULTS}/{{book}}/{{book}}.m4b",
     log:
         "logs/package_m4b/{book}.log",
+    # ffmpeg's AAC encoder uses one CPU: the master is encoded in this many parts at once.
+    threads: M4B_THREADS
     params:
         pauses=config["pauses"],
         settings=PACKAGE_SETTINGS,
@@ -29,6 +31,7 @@ rule package_m4b:
             output.m4b,
             params.pauses,
             params.settings,
+            threads,
         )
 
 
