@@ -15,6 +15,7 @@ would, so the master is the same to the bit.
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import math
 import os
@@ -176,8 +177,14 @@ def _discard(_: np.ndarray) -> None:
     """No loudness target: nothing to measure."""
 
 
-def _measure_pcm(meter: LoudnessMeter, pcm: np.ndarray) -> None:
+def _measure_pcm(meter: LoudnessMeter, digest: Any, pcm: np.ndarray) -> None:
     meter.add(_to_float(pcm))
+    digest.update(pcm_bytes(pcm))
+
+
+def pcm_bytes(pcm: np.ndarray) -> bytes:
+    """Samples as the master's data chunk holds them (16-bit little-endian), for its PCM checksum."""
+    return np.ascontiguousarray(pcm, dtype="<i2").tobytes()
 
 
 def _write_measured(book: sf.SoundFile, meter: _InOrder, samples: np.ndarray) -> None:
@@ -200,6 +207,7 @@ def _loudness_report(
     gain: BookGain,
     limiter: TruePeakLimiter,
     frames: int,
+    pcm_sha256: str,
 ) -> dict[str, Any]:
     settings = limiter.settings
     return {
@@ -223,6 +231,9 @@ def _loudness_report(
         "after": _figures(after),
         "sample_rate": before.rate,
         "frames": frames,
+        # The samples "after" was measured on: `narrator check` takes the figures for a master whose
+        # samples still hash to this, instead of measuring them again.
+        "pcm_sha256": pcm_sha256,
     }
 
 
@@ -285,6 +296,7 @@ def assemble_book(
 
     # Pass 2: write the master with the gain, through the limiter, measuring what is written.
     after = LoudnessMeter(rate) if limiter is not None else None
+    after_digest = hashlib.sha256()
 
     def second_pass(row: Row) -> np.ndarray:
         try:
@@ -302,7 +314,7 @@ def assemble_book(
                         book.write(piece)
                 else:
                     factor = 10.0 ** (gain.gain_db / 20.0)
-                    with _InOrder(partial(_measure_pcm, after)) as measure:
+                    with _InOrder(partial(_measure_pcm, after, after_digest)) as measure:
                         for piece in _layout(rows, timeline, second_pass):
                             _write_measured(book, measure, limiter.process(_to_float(piece) * factor))
                         # The limiter answers a look-ahead late; its flush writes the last samples,
@@ -312,7 +324,9 @@ def assemble_book(
             raise _write_error(temp, error) from None
 
         if loudness is not None and before is not None and gain and limiter and after:
-            report = _loudness_report(loudness, before, after, gain, limiter, timeline.frames)
+            report = _loudness_report(
+                loudness, before, after, gain, limiter, timeline.frames, after_digest.hexdigest()
+            )
             if report_path is not None:
                 replace_durably(Path(report_path), json.dumps(report, indent=2).encode() + b"\n")
             limited = report["limiter"]

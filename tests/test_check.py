@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pytest
+import soundfile as sf
 import yaml
 from conftest import Workdir
 from mutagen.id3 import ID3
@@ -15,9 +17,18 @@ from mutagen.mp3 import MP3, BitrateMode
 from test_package import BOOK, configure
 
 from narrator import acx
+from narrator import check as check_module
 from narrator.catalog import read_catalog
-from narrator.check import CheckResult, check_book, decoded_blocks, format_results, read_checks
+from narrator.check import (
+    CheckResult,
+    check_book,
+    check_master,
+    decoded_blocks,
+    format_results,
+    read_checks,
+)
 from narrator.ffmpeg import find_ffmpeg, run_ffmpeg
+from narrator.loudness import LoudnessMeter
 from narrator.package import chapter_filenames
 from narrator.timeline import build_timeline
 
@@ -75,6 +86,34 @@ def test_the_workflow_measures_the_master_beside_the_m4b_as_check_does(book: Wor
     assert {"book.m4b", "chapters/"} <= {row.file for row in rows}
     summary = (folder / "report" / "summary.rst").read_text(encoding="utf-8").replace("\\", "")
     assert all(f"- {row.measured}\n" in summary for row in measured_early)  # reST escapes undone
+
+
+@pytest.mark.slow
+def test_the_master_check_takes_the_assembly_figures_only_for_the_samples_measured(
+    book: Workdir, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = book.results("book")
+    master, loudness = folder / "book.wav", folder / "loudness.json"
+    meters: list[int] = []
+
+    def counted(rate: int) -> LoudnessMeter:
+        meters.append(rate)
+        return LoudnessMeter(rate)
+
+    monkeypatch.setattr(check_module, "LoudnessMeter", counted)
+    recorded = check_master(master, loudness)
+    assert meters == [] and [row.rule for row in recorded] == ["integrated loudness", "true peak"]
+    # Measured afresh, the same samples give the same rows.
+    report = json.loads(loudness.read_text(encoding="utf-8"))
+    del report["pcm_sha256"]
+    (tmp_path / "loudness.json").write_text(json.dumps(report), encoding="utf-8")
+    assert check_master(master, tmp_path / "loudness.json") == recorded and len(meters) == 1
+    # One sample changed: the checksum no longer matches, and the master is measured.
+    pcm, rate = sf.read(master, dtype="int16")
+    pcm[len(pcm) // 2] ^= 1
+    sf.write(tmp_path / "book.wav", pcm, rate, subtype="PCM_16")
+    check_master(tmp_path / "book.wav", loudness)
+    assert len(meters) == 2
 
 
 @pytest.mark.slow
