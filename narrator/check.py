@@ -7,14 +7,13 @@ The rules:
 * ``acx/*.mp3``: ACX's format (through mutagen: 44.1 kHz, mono, 192 kbps CBR) and audio rules
   (RMS, peak, noise floor, head and tail room tone; the limits are narrator.acx's);
 * the master WAV: integrated loudness within LOUDNESS_TOLERANCE_LU of loudness.json's target, true
-  peak at or under its ceiling;
+  peak at or under its ceiling (the figures assembly measured, where the samples still hash to the
+  checksum it recorded beside them; measured here otherwise);
 * the M4B: decodable, as long as the master within DURATION_TOLERANCE_S; chapter files: decodable,
   together as long as the master.
 
-``check_book`` writes nothing: it returns the rows, ``format_results`` lays them out, and the
-report can show the same table. The workflow measures the master on its own (``write_master_check``)
-while the M4B encodes, on a core that would otherwise idle, and the report's check reads those rows
-instead of measuring the master again once the M4B is done.
+Nothing is written: ``check_book`` returns the rows, ``format_results`` lays them out, and the
+report can show the same table.
 """
 
 from __future__ import annotations
@@ -25,8 +24,8 @@ import math
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +39,6 @@ from narrator.errors import UserError
 from narrator.ffmpeg import FfmpegError, find_ffmpeg
 from narrator.loudness import LoudnessMeter, to_dbfs
 from narrator.package import master_blocks
-from narrator.publish import publishing
 
 LOUDNESS_TOLERANCE_LU = 0.5
 DURATION_TOLERANCE_S = 0.1
@@ -229,19 +227,6 @@ def check_master(master: Path, loudness_json: Path) -> list[CheckResult]:
     ]
 
 
-def write_master_check(master: str | Path, loudness_json: str | Path, output: str | Path) -> str:
-    """Measure the master (``check_master``) and publish its rows as JSON, for ``read_checks``."""
-    results = check_master(Path(master), Path(loudness_json))
-    with publishing(Path(output)) as temp:
-        temp.write_text(json.dumps([asdict(result) for result in results], indent=2) + "\n", encoding="utf-8")
-    failed = sum(not result.passed for result in results)
-    return f"measured {Path(master).name}: {len(results)} rules, {failed} failed"
-
-
-def read_checks(path: str | Path) -> list[CheckResult]:
-    return [CheckResult(**row) for row in json.loads(Path(path).read_text(encoding="utf-8"))]
-
-
 def _check_duration(
     ffmpeg: str, path: Path, name: str, rate: int, expected: float | None
 ) -> tuple[float | None, CheckResult]:
@@ -256,11 +241,8 @@ def _check_duration(
     return seconds, _within(name, "duration", seconds, low, high, "s")
 
 
-def check_book(folder: str | Path, master_checks: Sequence[CheckResult] | None = None) -> list[CheckResult]:
-    """Measure every output present in results/<book_id>/ against its rules; writes nothing.
-
-    ``master_checks``: the master's rows, measured already from the same master; None measures it.
-    """
+def check_book(folder: str | Path) -> list[CheckResult]:
+    """Measure every output present in results/<book_id>/ against its rules; writes nothing."""
     folder = Path(folder)
     if not folder.is_dir():
         raise UserError(f"{folder}: no such results folder")
@@ -272,9 +254,7 @@ def check_book(folder: str | Path, master_checks: Sequence[CheckResult] | None =
     if master.is_file():
         info = sf.info(str(master))
         rate, master_seconds = info.samplerate, info.frames / info.samplerate
-        if master_checks is None:
-            master_checks = check_master(master, folder / "loudness.json")
-        results += master_checks
+        results += check_master(master, folder / "loudness.json")
     m4b = folder / f"{folder.name}.m4b"
     if m4b.is_file() and master_seconds is not None:
         results.append(_check_duration(ffmpeg, m4b, m4b.name, rate, master_seconds)[1])

@@ -30,7 +30,7 @@ from matplotlib.figure import Figure
 
 from narrator.asr import CER_LIMIT, Evidence, read_evidence, worst
 from narrator.catalog import Row, read_catalog, rows_by_chapter
-from narrator.check import CheckResult, check_book, read_checks
+from narrator.check import CheckResult, check_book
 from narrator.errors import CatalogError, UserError
 from narrator.pace import pace_by_chapter, pace_of
 from narrator.package import BookInfo, PackageSettings, book_info
@@ -461,22 +461,16 @@ def summary_rst(
 
 
 def write_summary(
-    catalog_path: str | Path,
-    loudness_path: str | Path,
-    book_json: str | Path,
-    summary: str | Path,
-    master_check: str | Path | None = None,
+    catalog_path: str | Path, loudness_path: str | Path, book_json: str | Path, summary: str | Path
 ) -> str:
-    """Write the landing page's summary.rst; the output check measures the catalog's folder, taking
-    the master's rows from ``master_check`` (``write_master_check``'s JSON) where given."""
+    """Write the landing page's summary.rst; the output check measures the catalog's folder."""
     rows = read_catalog(catalog_path)
     report = _read_loudness(loudness_path)
     evidence = read_evidence(catalog_path, rows)
     figures = key_figures(rows, report, book_info(book_json, PackageSettings()), evidence)
     checks: list[CheckResult] | str
     try:
-        master_checks = read_checks(master_check) if master_check is not None else None
-        checks = check_book(Path(catalog_path).parent, master_checks)
+        checks = check_book(Path(catalog_path).parent)
     except UserError as error:  # e.g. no ffmpeg to decode with: the rest of the page still stands
         checks = str(error)
     with publishing(Path(summary)) as temp:

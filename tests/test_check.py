@@ -19,14 +19,7 @@ from test_package import BOOK, configure
 from narrator import acx
 from narrator import check as check_module
 from narrator.catalog import read_catalog
-from narrator.check import (
-    CheckResult,
-    check_book,
-    check_master,
-    decoded_blocks,
-    format_results,
-    read_checks,
-)
+from narrator.check import check_book, check_master, decoded_blocks, format_results
 from narrator.ffmpeg import find_ffmpeg, run_ffmpeg
 from narrator.loudness import LoudnessMeter
 from narrator.package import chapter_filenames
@@ -71,21 +64,6 @@ def test_check_passes_every_rule_of_the_book(book: Workdir) -> None:
         assert {row.rule for row in rows if row.file == f"acx/{path.name}"} == ACX_RULES
     checked = {row.file for row in rows}
     assert {"book.wav", "book.m4b", "chapters/"} <= checked
-
-
-@pytest.mark.slow
-def test_the_workflow_measures_the_master_beside_the_m4b_as_check_does(book: Workdir) -> None:
-    folder = book.results("book")
-    measured_early = read_checks(folder / "report" / "master_check.json")
-    assert measured_early == [row for row in check_book(folder) if row.file == "book.wav"]
-    assert [row.rule for row in measured_early] == ["integrated loudness", "true peak"]
-    # The report's check takes the rows it is given for the master, and measures the rest.
-    given = [CheckResult("book.wav", "true peak", "0.00 dBTP", "<= -1.5 dBTP", False)]
-    rows = check_book(folder, given)
-    assert [row for row in rows if row.file == "book.wav"] == given
-    assert {"book.m4b", "chapters/"} <= {row.file for row in rows}
-    summary = (folder / "report" / "summary.rst").read_text(encoding="utf-8").replace("\\", "")
-    assert all(f"- {row.measured}\n" in summary for row in measured_early)  # reST escapes undone
 
 
 @pytest.mark.slow

@@ -1,13 +1,12 @@
 # Figures for `snakemake --report report.html`, drawn from the catalog and loudness.json as soon as
-# the master is assembled, beside the M4B's encoding, as is the output check of the master; then the
-# landing page's key figures (summary.rst), which include the output check of every output, so that
-# rule waits for the outputs and redraws (in seconds) when one changes. Reading the catalog here is
-# harmless: render jobs have no inputs, so nothing re-renders for it.
+# the master is assembled, beside the M4B's encoding; then the landing page's key figures
+# (summary.rst), which include the output check of every output, so that rule waits for the outputs
+# and redraws (in seconds) when one changes. Reading the catalog here is harmless: render jobs have
+# no inputs, so nothing re-renders for it.
 
 
 localrules:
     report_plots,
-    check_master,
     report_summary,
 
 
@@ -76,32 +75,12 @@ rule report_plots:
         )
 
 
-# The master's loudness and true peak, measured again from the file: 5 s for a 58-minute master,
-# which would otherwise run after the M4B.
-rule check_master:
-    input:
-        master=get_master,
-        loudness=rules.assemble_book.output.loudness,
-    output:
-        checks=f"{RESULTS}/{{book}}/report/master_check.json",
-    log:
-        "logs/check_master/{book}.log",
-    run:
-        from narrator.workflow import run_logged
-        from narrator.check import write_master_check
-
-        run_logged(
-            log[0], write_master_check, input.master, input.loudness, output.checks
-        )
-
-
 rule report_summary:
     input:
         catalog=get_catalog,
         loudness=rules.assemble_book.output.loudness,
         book_json=get_book_json,
         master=get_master,
-        master_check=rules.check_master.output.checks,
         # Every output the config asks for ({book} stays a wildcard): the output check measures them.
         outputs=[
             OUTPUT_PATHS[kind].format(results=RESULTS, book="{book}")
@@ -124,5 +103,4 @@ rule report_summary:
             input.loudness,
             input.book_json,
             output.summary,
-            input.master_check,
         )
