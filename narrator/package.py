@@ -195,8 +195,9 @@ def encoding_cuts(timeline: Timeline, parts: int) -> list[int]:
 
 
 def _concat_list(parts: Sequence[Path]) -> str:
-    """An ffmpeg concat script of the parts (beside it). ``inpoint 0`` makes the demuxer honour each
-    part's own encoder delay and padding, so every part decodes to exactly the samples it was given."""
+    """An ffmpeg concat script of the parts (beside it). ``inpoint 0`` makes the demuxer drop each
+    part's encoder delay (its priming samples), so a part of whole frames decodes to exactly the
+    samples it was given; the muxer trims the last part's padding as in any one-part file."""
     quoted = (part.name.replace("'", "'\\''") for part in parts)
     return "ffconcat version 1.0\n" + "".join(f"file '{name}'\ninpoint 0\n" for name in quoted)
 
