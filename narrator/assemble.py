@@ -32,7 +32,7 @@ import numpy as np
 import soundfile as sf
 
 from narrator import interrupt
-from narrator.audio import SUBTYPE, AudioCheckError, decode_verified
+from narrator.audio import SUBTYPE, AudioCheckError, decode_verified, pcm_bytes
 from narrator.catalog import Row, read_planned, wav_file
 from narrator.errors import CatalogError
 from narrator.loudness import (
@@ -180,11 +180,6 @@ def _discard(_: np.ndarray) -> None:
 def _measure_pcm(meter: LoudnessMeter, digest: Any, pcm: np.ndarray) -> None:
     meter.add(_to_float(pcm))
     digest.update(pcm_bytes(pcm))
-
-
-def pcm_bytes(pcm: np.ndarray) -> bytes:
-    """Samples as the master's data chunk holds them (16-bit little-endian), for its PCM checksum."""
-    return np.ascontiguousarray(pcm, dtype="<i2").tobytes()
 
 
 def _write_measured(book: sf.SoundFile, meter: _InOrder, samples: np.ndarray) -> None:

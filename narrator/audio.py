@@ -49,8 +49,13 @@ def to_pcm16(samples: np.ndarray) -> np.ndarray:
     return np.round(np.clip(samples, -1.0, 1.0) * 32767.0).astype("<i2")
 
 
+def pcm_bytes(pcm: np.ndarray) -> bytes:
+    """Samples as a WAV's data chunk holds them (16-bit little-endian): what checksums and ffmpeg get."""
+    return np.ascontiguousarray(pcm, dtype="<i2").tobytes()
+
+
 def _certificate(segment_id: str, pcm: np.ndarray) -> str:
-    digest = hashlib.sha256(segment_id.encode() + b"\x00" + pcm.astype("<i2").tobytes()).hexdigest()
+    digest = hashlib.sha256(segment_id.encode() + b"\x00" + pcm_bytes(pcm)).hexdigest()
     return f"narrator-segment={segment_id};sha256={digest}"
 
 

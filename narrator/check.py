@@ -34,7 +34,7 @@ from mutagen import MutagenError
 from mutagen.mp3 import MP3, BitrateMode
 
 from narrator import acx
-from narrator.assemble import pcm_bytes
+from narrator.audio import pcm_bytes
 from narrator.errors import UserError
 from narrator.ffmpeg import FfmpegError, find_ffmpeg
 from narrator.loudness import LoudnessMeter, to_dbfs
@@ -216,8 +216,9 @@ def check_master(master: Path, loudness_json: Path) -> list[CheckResult]:
         integrated = _recorded_figure(report["after"]["integrated_lufs"])
         true_peak = _recorded_figure(report["after"]["true_peak_dbtp"])
     else:
-        meter = LoudnessMeter(sf.info(str(master)).samplerate)
-        for block in master_blocks(master, 0, sf.info(str(master)).frames, "float64"):
+        info = sf.info(str(master))
+        meter = LoudnessMeter(info.samplerate)
+        for block in master_blocks(master, 0, info.frames, "float64"):
             meter.add(block)
         integrated, true_peak = meter.integrated(), meter.true_peak_dbtp()
     low, high = target - LOUDNESS_TOLERANCE_LU, target + LOUDNESS_TOLERANCE_LU

@@ -26,6 +26,7 @@ from typing import IO
 import numpy as np
 import soundfile as sf
 
+from narrator.audio import pcm_bytes
 from narrator.catalog import Row, read_catalog
 from narrator.engines.base import usable_cpus
 from narrator.errors import CatalogError, UserError
@@ -183,10 +184,10 @@ def encoding_cuts(timeline: Timeline, parts: int) -> list[int]:
         cut = round((span.end + span.pause / 2) / AAC_FRAME) * AAC_FRAME
         if cut - span.end >= CUT_MARGIN and span.end + span.pause - cut >= CUT_MARGIN:
             candidates.append(cut)
+    if not candidates:
+        return []
     cuts: set[int] = set()
     for share in range(1, parts):
-        if not candidates:
-            break
         ideal = timeline.frames * share // parts
         index = bisect.bisect_left(candidates, ideal)
         nearby = candidates[max(0, index - 1) : index + 1]
@@ -311,7 +312,7 @@ def master_blocks(master: Path, start: int, end: int, dtype: str = "int16") -> I
 def _feed(stdin: IO[bytes], *, master: Path, start: int, end: int) -> None:
     """Stream samples [start, end) of the master into ffmpeg's stdin as raw 16-bit PCM."""
     for block in master_blocks(master, start, end):
-        stdin.write(np.ascontiguousarray(block, dtype="<i2").tobytes())
+        stdin.write(pcm_bytes(block))
 
 
 def write_chapter_files(
