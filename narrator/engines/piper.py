@@ -32,6 +32,13 @@ from narrator.engines.base import (
 _OPTIONS = ("model", "length_scale", "noise_scale", "noise_w_scale", "threads")
 
 
+def _attributes(node: Any) -> dict[str, Any]:
+    """A node's attributes by name, as Python values."""
+    from onnx import helper
+
+    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+
 def _replace_random_nodes(model: Any) -> list[tuple[str, str]]:
     """Swap every RandomNormalLike node for a slice of a new noise input; edits ``model``.
 
@@ -50,7 +57,7 @@ def _replace_random_nodes(model: Any) -> list[tuple[str, str]]:
             nodes.append(node)
             continue
         k = len(noise)
-        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        attrs = _attributes(node)
         like, out, p = node.input[0], node.output[0], f"/narrator/noise_{k}"
         noise_in, wanted = f"noise_{k}", f"noise_{k}_shape"
         nodes += [
@@ -110,6 +117,8 @@ def _decoder_as_2d(model: Any, prefix: str = "/dec/") -> bool:
     graph = model.graph
     # Positions, not the node objects: protobuf hands out a new wrapper on every access.
     decoder = {k for k, node in enumerate(graph.node) if node.name.startswith(prefix)}
+    if not decoder:
+        return False
     initializers = {tensor.name: tensor for tensor in graph.initializer}
     uses: dict[str, int] = {}
     for node in graph.node:
@@ -121,20 +130,19 @@ def _decoder_as_2d(model: Any, prefix: str = "/dec/") -> bool:
     for k, node in enumerate(graph.node):
         if k not in decoder:
             continue
-        constants = [initializers[v] for v in node.input if v in initializers]
         if node.op_type in _CONV_OPS:
             weight = initializers.get(node.input[1])
             if weight is None or len(weight.dims) != 3 or uses[weight.name] != 1:
                 return False
-            if any(a.name == "output_shape" for a in node.attribute):
+            if "output_shape" in _attributes(node):
                 return False
             weights.add(weight.name)
-        elif node.op_type not in _RANK_FREE_OPS or any(np.prod(c.dims) != 1 for c in constants):
+        elif node.op_type not in _RANK_FREE_OPS or any(
+            np.prod(initializers[v].dims) != 1 for v in node.input if v in initializers
+        ):
             return False  # a per-channel constant would broadcast against the wrong axis
         entering |= {v for v in node.input if v and v not in produced and v not in initializers}
         produced |= set(node.output)
-    if not produced:
-        return False
     outside = {v for k, node in enumerate(graph.node) if k not in decoder for v in node.input}
     leaving = produced & (outside | {output.name for output in graph.output})
 
@@ -153,7 +161,7 @@ def _decoder_as_2d(model: Any, prefix: str = "/dec/") -> bool:
         first_read = [v for v in dict.fromkeys(node.input) if v in entering]
         nodes += [helper.make_node("Unsqueeze", [v, axes], [in_2d[v]]) for v in first_read]
         entering -= set(first_read)
-        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        attrs = _attributes(node)
         if node.op_type in _CONV_OPS:
             attrs = {name: _height_one(name, value) for name, value in attrs.items()}
         inputs = [in_2d.get(v, v) for v in node.input]
