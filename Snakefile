@@ -5,8 +5,8 @@ from pathlib import Path
 
 from snakemake.utils import min_version
 
-from narrator.errors import UserError
-from narrator.workflow import start_run
+from narrator.core.errors import UserError
+from narrator.workflow.jobs import start_run
 
 min_version("9.0")
 
@@ -34,7 +34,7 @@ rule all:
         get_final_output(),
 
 
-# One run at a time per book's results folder (narrator/lock.py), held until this process exits.
+# One run at a time per book's results folder (narrator/core/lock.py), held until this process exits.
 # onstart runs only in the main process of a real run: not for a dry run or when nothing is to be
 # done, and not in cluster jobs, which Snakemake starts with --no-hooks.
 onstart:

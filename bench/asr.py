@@ -1,4 +1,4 @@
-"""False rejects and cost of the ASR check (narrator.asr) on correct audio, per engine.
+"""False rejects and cost of the ASR check (narrator.render.asr) on correct audio, per engine.
 
 Plans a book as the workflow does (config.yaml's defaults: pace, max_chars, normalization), renders
 the first chapters' segments with one engine on one CPU thread, and hears each with Whisper
@@ -27,12 +27,12 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from narrator import asr  # noqa: E402
-from narrator.audio import to_pcm16  # noqa: E402
+from narrator.core.audio import to_pcm16  # noqa: E402
 from narrator.engines import engine_class, get_engine  # noqa: E402
-from narrator.ingest import read_book, select_chapters  # noqa: E402
-from narrator.plan import PlanSettings, plan_rows  # noqa: E402
-from narrator.render import seed_for  # noqa: E402
+from narrator.plan.plan import PlanSettings, plan_rows  # noqa: E402
+from narrator.render import asr  # noqa: E402
+from narrator.render.render import seed_for  # noqa: E402
+from narrator.text.ingest import read_book, select_chapters  # noqa: E402
 
 
 def settings_for(book: str, engine: str, language: str) -> tuple[PlanSettings, dict[str, Any]]:

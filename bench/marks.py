@@ -19,9 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from narrator.audio import WavRecord
-from narrator.catalog import Row, mark_completed, write_catalog
-from narrator.publish import replace_durably
+from narrator.core.audio import WavRecord
+from narrator.core.catalog import Row, mark_completed, write_catalog
+from narrator.core.publish import replace_durably
 
 MARKS = 200
 SENTENCE = (

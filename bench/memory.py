@@ -1,7 +1,7 @@
 """Peak memory of assembling a long book (two streaming passes, loudness and true peak).
 
 For each length it writes a synthetic catalog of certified segment WAVs (speech-like noise, no
-TTS engine), then runs narrator.assemble.assemble_book with the default loudness settings in a
+TTS engine), then runs narrator.assemble.assemble.assemble_book with the default loudness settings in a
 fresh process and reports that process's peak RSS. A streaming assembly keeps the peak nearly
 flat: the 10-hour book should need little more than the 1-hour one.
 
@@ -30,8 +30,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from narrator.audio import encode_wav  # noqa: E402
-from narrator.catalog import BOOK_JSON, COMPLETED, PlanRecord, Row, write_catalog  # noqa: E402
+from narrator.core.audio import encode_wav  # noqa: E402
+from narrator.core.catalog import BOOK_JSON, COMPLETED, PlanRecord, Row, write_catalog  # noqa: E402
 
 RATE = 22050
 POOL = 48
@@ -97,8 +97,8 @@ def build_catalog(folder: Path, hours: float) -> tuple[Path, int]:
 
 ASSEMBLE = """
 import sys
-from narrator.assemble import assemble_book
-from narrator.loudness import LoudnessTarget
+from narrator.assemble.assemble import assemble_book
+from narrator.assemble.loudness import LoudnessTarget
 catalog, master, report, pauses = sys.argv[1], sys.argv[2], sys.argv[3], eval(sys.argv[4])
 print(assemble_book(catalog, master, pauses, LoudnessTarget(), report))
 """
@@ -138,8 +138,8 @@ def measure(hours: float) -> dict[str, float]:
 
 def main(argv: list[str]) -> None:
     lengths = [float(arg) for arg in argv] or [1.0, 10.0]
-    baseline, _, _ = peak_rss("import narrator.assemble")
-    print(f"baseline (python + narrator.assemble imported): {baseline:.0f} MB peak RSS")
+    baseline, _, _ = peak_rss("import narrator.assemble.assemble")
+    print(f"baseline (python + narrator.assemble.assemble imported): {baseline:.0f} MB peak RSS")
     results = []
     for hours in lengths:
         print(f"assembling a {hours:g}-hour book ...", flush=True)

@@ -72,9 +72,9 @@ def run_loop(work: Path, book: Path) -> float:
 import time, yaml
 from concurrent.futures import ThreadPoolExecutor
 from narrator.engines import engine_class
-from narrator.plan import PlanSettings, write_plan
-from narrator.catalog import read_catalog, wav_file
-from narrator.render import render_segment
+from narrator.plan.plan import PlanSettings, write_plan
+from narrator.core.catalog import read_catalog, wav_file
+from narrator.render.render import render_segment
 config = yaml.safe_load(open("config.yaml"))
 espeak = engine_class("espeak")
 options = espeak.for_pace(espeak.for_language(config["engines"]["espeak"], "en"), config["pace"])

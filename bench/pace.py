@@ -19,11 +19,11 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from narrator.catalog import Row  # noqa: E402
+from narrator.core.catalog import Row  # noqa: E402
+from narrator.core.pace import DEFAULT_WPM, count_words  # noqa: E402
 from narrator.engines import engine_class  # noqa: E402
-from narrator.ingest import load_book  # noqa: E402
-from narrator.pace import DEFAULT_WPM, count_words  # noqa: E402
-from narrator.plan import PlanSettings, plan_rows  # noqa: E402
+from narrator.plan.plan import PlanSettings, plan_rows  # noqa: E402
+from narrator.text.ingest import load_book  # noqa: E402
 
 SAMPLE = REPO / "workflow" / "resources" / "sample.md"
 

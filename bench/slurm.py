@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from overhead import copy_workflow, run_loop, synthetic_book
 
-from narrator.catalog import read_catalog
+from narrator.core.catalog import read_catalog
 
 REPO = Path(__file__).resolve().parent.parent
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]

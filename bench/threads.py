@@ -25,8 +25,9 @@ import pysbd
 import yaml
 from scale import REPO, excerpt
 
+from narrator.core.cpus import usable_cpus
 from narrator.engines import engine_class
-from narrator.engines.base import cpu_share, usable_cpus
+from narrator.engines.base import cpu_share
 
 Slot = Callable[[int], contextlib.AbstractContextManager[None]]
 

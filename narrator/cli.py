@@ -10,14 +10,14 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from narrator.asr import format_evidence, read_evidence, requeue_flagged
-from narrator.catalog import Row, read_planned
-from narrator.check import check_book, format_results
-from narrator.errors import CatalogError, UserError
-from narrator.lock import holding
-from narrator.status import book_seconds, format_progress, format_status, glyphs_for, progress
-from narrator.verify import verify_catalog
-from narrator.workflow import faults_in_one_line
+from narrator.core.catalog import Row, read_planned
+from narrator.core.errors import CatalogError, UserError
+from narrator.core.lock import holding
+from narrator.inspect.check import check_book, format_results
+from narrator.inspect.status import book_seconds, format_progress, format_status, glyphs_for, progress
+from narrator.inspect.verify import verify_catalog
+from narrator.render.asr import format_evidence, read_evidence, requeue_flagged
+from narrator.workflow.jobs import faults_in_one_line
 
 #: Home the cursor and clear the screen (only ever written to a terminal).
 CLEAR = "\x1b[H\x1b[2J"

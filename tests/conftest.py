@@ -23,7 +23,7 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 BOOKS = REPO / "tests" / "data" / "books"
 #: The README's run command; tests add --config engine=espeak for speed.
 RUN_ARGS = ["--cores", "8", "--resources", "gpu=1"]
-#: How a render log ends (narrator.render): the process that rendered the segment and its engine count.
+#: How a render log ends (narrator.render.render): the process that rendered the segment and its engine count.
 RENDER_LOG_END = re.compile(r"; pid (\d+), engines loaded in this process: (\d+)$")
 #: A dry run's line for a job's resources, e.g. "resources: tmpdir=/tmp, gpu=0".
 GPU_RESOURCE = re.compile(r"^\s*resources: .*\bgpu=(\d+)", re.MULTILINE)
@@ -163,7 +163,7 @@ def workdir(tmp_path: Path) -> Workdir:
 @pytest.fixture(scope="session")
 def reference_book(tmp_path_factory: pytest.TempPathFactory):
     """The sample book rendered once, uninterrupted, with espeak: (samples, rate, catalog rows)."""
-    from narrator.catalog import read_catalog
+    from narrator.core.catalog import read_catalog
 
     work = Workdir(tmp_path_factory.mktemp("reference") / "work")
     work.run_book()

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from narrator.catalog import BOOK_JSON, PlanRecord, write_catalog
+from narrator.core.catalog import BOOK_JSON, PlanRecord, write_catalog
 
 
 def write_planned(catalog_path: Path, rows: Sequence[Mapping[str, str]]) -> None:

@@ -1,4 +1,4 @@
-"""The ASR check (narrator.asr) on the real Whisper tiny.en weights: correct audio passes, each kind
+"""The ASR check (narrator.render.asr) on the real Whisper tiny.en weights: correct audio passes, each kind
 of broken audio is caught, enforce mode's retry chain repeats exactly, and a real run fails exactly
 the sabotaged segment. The model loads once for the module (process-wide cache)."""
 
@@ -12,11 +12,12 @@ import pytest
 import yaml
 from planned import write_planned
 
-from narrator import asr, report
-from narrator.catalog import COMPLETED, QUEUED, Row, read_catalog, wav_file
 from narrator.cli import main as narrator_main
+from narrator.core.catalog import COMPLETED, QUEUED, Row, read_catalog, wav_file
 from narrator.engines import engine_class, get_engine
-from narrator.render import RenderError, render_segment, seed_for
+from narrator.inspect import report
+from narrator.render import asr
+from narrator.render.render import RenderError, render_segment, seed_for
 
 pytestmark = pytest.mark.skipif(not asr.available(), reason="needs the asr extra")
 

@@ -12,20 +12,14 @@ import pytest
 import soundfile as sf
 from planned import write_planned
 
-from narrator import catalog
-from narrator.assemble import assemble_book
-from narrator.audio import WavRecord, check_wav_file, encode_wav, to_pcm16
-from narrator.catalog import (
-    COMPLETED,
-    QUEUED,
-    Row,
-    read_catalog,
-    wav_file,
-)
+from narrator.assemble.assemble import assemble_book
 from narrator.cli import main
-from narrator.errors import CatalogError
-from narrator.plan import PlanSettings, write_plan
-from narrator.verify import verify_catalog
+from narrator.core import catalog
+from narrator.core.audio import WavRecord, check_wav_file, encode_wav, to_pcm16
+from narrator.core.catalog import COMPLETED, QUEUED, Row, read_catalog, wav_file
+from narrator.core.errors import CatalogError
+from narrator.inspect.verify import verify_catalog
+from narrator.plan.plan import PlanSettings, write_plan
 
 RATE = 8000
 SECONDS_PER_CHAR = 0.07

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from narrator.audio import (
+from narrator.core.audio import (
     AudioCheckError,
     WavRecord,
     check_wav_file,

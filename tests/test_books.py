@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from conftest import alice_path
 
-from narrator.catalog import COMPLETED, read_catalog
-from narrator.ingest import load_book
-from narrator.segment import split_sentences
+from narrator.core.catalog import COMPLETED, read_catalog
+from narrator.text.ingest import load_book
+from narrator.text.segment import split_sentences
 
 # Hand-checked sentence starts of eight Alice paragraphs, by (chapter index, paragraph index).
 HAND_SPLIT = {

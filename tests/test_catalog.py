@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from narrator.audio import WavRecord
-from narrator.catalog import (
+from narrator.core.audio import WavRecord
+from narrator.core.catalog import (
     COLUMNS,
     COMPLETED,
     QUEUED,
@@ -29,9 +29,9 @@ from narrator.catalog import (
     update_rows,
     write_catalog,
 )
-from narrator.errors import CatalogError
-from narrator.ingest import load_book
-from narrator.plan import PlanSettings, plan_rows, write_plan
+from narrator.core.errors import CatalogError
+from narrator.plan.plan import PlanSettings, plan_rows, write_plan
+from narrator.text.ingest import load_book
 
 NASTY_TEXTS = [
     "plain",

@@ -16,14 +16,14 @@ from mutagen.id3 import ID3
 from mutagen.mp3 import MP3, BitrateMode
 from test_package import BOOK, configure
 
-from narrator import acx
-from narrator import check as check_module
-from narrator.catalog import read_catalog
-from narrator.check import check_book, check_master, decoded_blocks, format_results
-from narrator.ffmpeg import find_ffmpeg, run_ffmpeg
-from narrator.loudness import LoudnessMeter
-from narrator.package import chapter_filenames
-from narrator.timeline import build_timeline
+from narrator.assemble.loudness import LoudnessMeter
+from narrator.core.catalog import read_catalog
+from narrator.core.timeline import build_timeline
+from narrator.inspect import check as check_module
+from narrator.inspect.check import check_book, check_master, decoded_blocks, format_results
+from narrator.package import acx
+from narrator.package.chapters import chapter_filenames
+from narrator.package.ffmpeg import find_ffmpeg, run_ffmpeg
 
 ACX_RULES = {
     "sample rate (Hz)",

@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 from conftest import SNAKEMAKE, read_audio
 
-from narrator.catalog import COMPLETED, read_catalog
+from narrator.core.catalog import COMPLETED, read_catalog
 from narrator.engines import engine_class
-from narrator.groups import GroupSizing, plan_render_groups, render_seconds_per_word
+from narrator.render.groups import GroupSizing, plan_render_groups, render_seconds_per_word
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
@@ -199,7 +199,7 @@ def test_sample_book_through_slurm_loads_the_engine_once_per_group_job(
     # Groups really formed (25 segments a submission), and each loaded the engine once.
     assert groups == math.ceil(segments / GROUP_SIZE), run.text()[-3000:]
     assert len(set(pids)) == groups
-    # Each group asked Slurm for its own expected render time (narrator/groups.py), not for the
+    # Each group asked Slurm for its own expected render time (narrator/render/groups.py), not for the
     # members' runtimes summed over its rounds.
     rows = reference_book[2]
     expected = plan_render_groups(

@@ -14,10 +14,10 @@ import pytest
 import yaml
 from conftest import BOOKS
 
-from narrator.ingest import load_book, read_book, select_chapters
-from narrator.plan import PlanSettings, plan_notes, speaker_for
-from narrator.readers.titles import bare_number, title_key
-from narrator.segment import segment_book
+from narrator.plan.plan import PlanSettings, plan_notes, speaker_for
+from narrator.text.ingest import load_book, read_book, select_chapters
+from narrator.text.readers.titles import bare_number, title_key
+from narrator.text.segment import segment_book
 
 CORPUS = yaml.safe_load((BOOKS / "corpus.yaml").read_text(encoding="utf-8"))["books"]
 SETTINGS = PlanSettings(engine="espeak", options={}, budget=400)

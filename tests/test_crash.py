@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import kill_when, read_audio
 
-from narrator.catalog import COMPLETED, read_catalog
+from narrator.core.catalog import COMPLETED, read_catalog
 
 pytestmark = pytest.mark.slow
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from narrator.book import Book, Chapter
-from narrator.catalog import read_catalog
-from narrator.credits import with_credits
+from narrator.core.book import Book, Chapter
+from narrator.core.catalog import read_catalog
 from narrator.engines import engine_class
-from narrator.plan import PlanSettings, plan_rows, wants_credits, write_plan
+from narrator.plan.plan import PlanSettings, plan_rows, wants_credits, write_plan
+from narrator.text.credits import with_credits
 
 BOOK = Book(
     "The Lighthouse",

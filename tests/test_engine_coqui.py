@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import yaml
 
-from narrator.catalog import COMPLETED, QUEUED, read_catalog, wav_file
+from narrator.core.catalog import COMPLETED, QUEUED, read_catalog, wav_file
 from narrator.engines.base import EngineError
 
 if not os.environ.get("CI"):

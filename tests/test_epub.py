@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from conftest import BOOKS, alice_path
 
-from narrator.book import Book, Chapter
-from narrator.errors import BookError
-from narrator.ingest import read_book
-from narrator.readers import READERS, epub
-from narrator.readers.epub import read_epub
+from narrator.core.book import Book, Chapter
+from narrator.core.errors import BookError
+from narrator.text.ingest import read_book
+from narrator.text.readers import READERS, epub
+from narrator.text.readers.epub import read_epub
 
 ALICE_TOC = [
     "CHAPTER I. Down the Rabbit-Hole",
@@ -249,7 +249,7 @@ def test_epub3_text_drops_notes_images_and_scripts_and_keeps_breaks_and_verse(ep
 
 
 def test_epub3_alt_text_is_optional(epub3: Path) -> None:
-    from narrator.readers.xhtml import extract, parse_xhtml
+    from narrator.text.readers.xhtml import extract, parse_xhtml
 
     with zipfile.ZipFile(epub3) as archive:
         root = parse_xhtml(archive.read("OEBPS/Text/part one.xhtml"))

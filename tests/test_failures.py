@@ -21,10 +21,10 @@ import pytest
 from conftest import RUN_ARGS, Workdir, kill_group, read_audio
 from snakemake.exceptions import WorkflowError
 
-from narrator.catalog import COMPLETED, read_catalog
-from narrator.errors import UserError
-from narrator.lock import LOCK_NAME, ResultsLock, holding
-from narrator.workflow import DISK_FULL_LOG, describe_os_error, run_logged, write_disk_full_log
+from narrator.core.catalog import COMPLETED, read_catalog
+from narrator.core.errors import UserError
+from narrator.core.lock import LOCK_NAME, ResultsLock, holding
+from narrator.workflow.jobs import DISK_FULL_LOG, describe_os_error, run_logged, write_disk_full_log
 
 RERUN = "then run snakemake again: finished segments are kept"
 
@@ -239,7 +239,7 @@ def test_a_read_only_results_folder_is_one_line(disk, workdir):
 HOLDER = """
 import os, sys, time
 from pathlib import Path
-from narrator.lock import ResultsLock
+from narrator.core.lock import ResultsLock
 ResultsLock(Path(sys.argv[1]), "holder").acquire()
 if len(sys.argv) > 2 and os.fork() == 0:
     time.sleep(60)  # a forked child outliving its parent

@@ -20,14 +20,14 @@ import pytest
 from conftest import kill_group, read_audio
 from test_assemble_verify import BOOK, PAUSES, render
 
-from narrator import catalog
-from narrator.assemble import assemble_book
-from narrator.catalog import COMPLETED, read_catalog, wav_file, write_catalog
+from narrator.assemble.assemble import assemble_book
 from narrator.cli import main
-from narrator.errors import CatalogError
-from narrator.lock import holding
-from narrator.plan import PlanSettings, replan_if_unproven, unproven_plan, write_plan
-from narrator.verify import verify_catalog
+from narrator.core import catalog
+from narrator.core.catalog import COMPLETED, read_catalog, wav_file, write_catalog
+from narrator.core.errors import CatalogError
+from narrator.core.lock import holding
+from narrator.inspect.verify import verify_catalog
+from narrator.plan.plan import PlanSettings, replan_if_unproven, unproven_plan, write_plan
 
 SETTINGS = PlanSettings(engine="espeak", options={"voice": "en-us"}, budget=60)
 

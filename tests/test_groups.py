@@ -1,5 +1,5 @@
 """Render groups on a cluster, checked by dry-run (no Slurm needed): groups sized by expected render
-time (narrator/groups.py), each merged into one submission, and a restart, which starts with the
+time (narrator/render/groups.py), each merged into one submission, and a restart, which starts with the
 catalog already planned, split like a fresh run (Snakemake alone builds one group of all pending
 segments beside the others: workflow/rules/common.smk).
 """
@@ -14,9 +14,9 @@ from collections import Counter
 import pytest
 from test_shelf import BOOK_IDS, write_shelf
 
-from narrator.catalog import read_catalog, wav_file
+from narrator.core.catalog import read_catalog, wav_file
 from narrator.engines import engine_class
-from narrator.groups import GroupSizing, plan_render_groups, render_seconds_per_word
+from narrator.render.groups import GroupSizing, plan_render_groups, render_seconds_per_word
 
 pytestmark = pytest.mark.slow
 needs_cluster_generic = pytest.mark.skipif(

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from narrator.errors import BookError
-from narrator.ingest import read_book
-from narrator.readers import READERS
-from narrator.readers.html import read_html
+from narrator.core.errors import BookError
+from narrator.text.ingest import read_book
+from narrator.text.readers import READERS
+from narrator.text.readers.html import read_html
 
 NOVEL = """<!DOCTYPE html>
 <html><head><title>The Great Book</title><style>p { color: red }</style><script>var x = 1;</script></head>

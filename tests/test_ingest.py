@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from narrator.book import Book
-from narrator.errors import BookError
-from narrator.ingest import book_id_for, read_book
-from narrator.readers.decode import clean_text
+from narrator.core.book import Book
+from narrator.core.errors import BookError
+from narrator.text.ingest import book_id_for, read_book
+from narrator.text.readers.decode import clean_text
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:

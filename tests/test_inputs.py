@@ -14,11 +14,11 @@ from PIL import Image
 from snakemake.cli import parse_config
 from snakemake.utils import update_config
 
-from narrator.config import check_cover, validate_config
-from narrator.errors import BookError, UserError
-from narrator.identity import SOURCE_FILE, check_source, record_source
-from narrator.ingest import read_book
-from narrator.limits import LimitError, Limits, check_segment_count
+from narrator.core.errors import BookError, UserError
+from narrator.plan.identity import SOURCE_FILE, check_source, record_source
+from narrator.text.ingest import read_book
+from narrator.text.limits import LimitError, Limits, check_segment_count
+from narrator.workflow.config import check_cover, validate_config
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 NOVEL = "# Novel\n\n## One\n\nThe lamp was lit at six. Nobody saw it.\n"

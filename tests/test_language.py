@@ -10,12 +10,12 @@ import pytest
 import yaml
 from conftest import REPO, Workdir, read_audio
 
-from narrator.audio import to_pcm16
-from narrator.catalog import read_catalog, wav_file
+from narrator.core.audio import to_pcm16
+from narrator.core.catalog import read_catalog, wav_file
 from narrator.engines.base import EngineError
 from narrator.engines.coqui import CoquiEngine
 from narrator.engines.espeak import EspeakEngine
-from narrator.plan import render_key, segment_ids
+from narrator.plan.plan import render_key, segment_ids
 
 # --- engines on their own ---------------------------------------------------------------------------
 

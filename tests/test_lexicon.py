@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from narrator.errors import UserError
-from narrator.lexicon import MATCH_SECONDS, Lexicon
+from narrator.core.errors import UserError
+from narrator.text.lexicon import MATCH_SECONDS, Lexicon
 
 SAMPLE = r"""
 # words: whole-word, case-sensitive by default
@@ -150,8 +150,8 @@ def test_missing_file_or_folder(tmp_path: Path) -> None:
 
 # Run in a child process: the old lexicon (Python's re) never returned here, and ignored Ctrl-C.
 RUNAWAY = """
-from narrator.errors import UserError
-from narrator.lexicon import Lexicon
+from narrator.core.errors import UserError
+from narrator.text.lexicon import Lexicon
 
 nested = Lexicon.from_mapping({"/(a+)+$/": "nothing"}, "book.yaml")
 print(nested.apply("a" * 40 + "!", phonemes=False) == "a" * 40 + "!")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from narrator.normalize import is_english, normalize, normalize_title
+from narrator.core.language import is_english
+from narrator.text.normalize import normalize, normalize_title
 
 ENGLISH = [
     # Cardinals, as num2words says them.

@@ -10,10 +10,10 @@ import pytest
 import yaml
 from conftest import REPO, Workdir, kill_when, read_audio
 
-from narrator.audio import to_pcm16
-from narrator.catalog import Row, read_catalog, wav_file
+from narrator.core.audio import to_pcm16
+from narrator.core.catalog import Row, read_catalog, wav_file
 from narrator.engines.espeak import EspeakEngine, voice_for_language
-from narrator.render import seed_for
+from narrator.render.render import seed_for
 
 pytestmark = pytest.mark.slow
 

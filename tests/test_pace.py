@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from narrator.catalog import COMPLETED, Row
+from narrator.core.catalog import COMPLETED, Row
+from narrator.core.pace import count_words, pace_by_chapter, pace_of
 from narrator.engines import engine_class
 from narrator.engines.espeak import EspeakEngine
 from narrator.engines.kokoro import KokoroEngine
 from narrator.engines.piper import PiperEngine
-from narrator.ingest import load_book
-from narrator.pace import count_words, pace_by_chapter, pace_of
-from narrator.plan import PlanSettings, plan_rows
+from narrator.plan.plan import PlanSettings, plan_rows
+from narrator.text.ingest import load_book
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG_PACE = yaml.safe_load((REPO / "config.yaml").read_text())["pace"]

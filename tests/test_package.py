@@ -20,12 +20,22 @@ import yaml
 from conftest import Workdir, kill_group
 from scipy.signal import resample_poly
 
-from narrator import assemble as assemble_module
-from narrator import package as package_module
-from narrator.assemble import assemble_book, wav_format
-from narrator.audio import encode_wav
-from narrator.catalog import COMPLETED, PlanRecord, Row, read_catalog, write_catalog
-from narrator.ffmpeg import (
+from narrator.assemble import assemble as assemble_module
+from narrator.assemble.assemble import assemble_book, wav_format
+from narrator.assemble.loudness import (
+    LimiterForecast,
+    LoudnessMeter,
+    LoudnessTarget,
+    TruePeakLimiter,
+    book_gain,
+)
+from narrator.core.audio import encode_wav
+from narrator.core.catalog import COMPLETED, PlanRecord, Row, read_catalog, write_catalog
+from narrator.core.language import iso639_2
+from narrator.core.timeline import build_timeline
+from narrator.package import m4b
+from narrator.package.chapters import chapter_filenames, package_chapters, safe_filename
+from narrator.package.ffmpeg import (
     FfmpegError,
     MetaChapter,
     Metadata,
@@ -36,27 +46,9 @@ from narrator.ffmpeg import (
     parse_ffmetadata,
     read_back,
 )
-from narrator.loudness import (
-    LimiterForecast,
-    LoudnessMeter,
-    LoudnessTarget,
-    TruePeakLimiter,
-    book_gain,
-)
-from narrator.package import (
-    AAC_FRAME,
-    CUT_MARGIN,
-    PackageSettings,
-    chapter_filenames,
-    encoding_cuts,
-    iso639_2,
-    package_chapters,
-    package_m4b,
-    safe_filename,
-    timestamp,
-    write_subtitles,
-)
-from narrator.timeline import build_timeline
+from narrator.package.m4b import AAC_FRAME, CUT_MARGIN, encoding_cuts, package_m4b
+from narrator.package.metadata import PackageSettings
+from narrator.package.subtitles import timestamp, write_subtitles
 
 RATE = 22050
 PAUSES = {"lead": 0.5, "trail": 1.0, "clause": 0.15, "sentence": 0.35, "paragraph": 0.8, "chapter": 2.0}
@@ -567,7 +559,7 @@ def test_m4b_is_encoded_in_parts_cut_in_silence_and_joined_to_the_sample(assembl
     whole, parted = master.with_name("whole.m4b"), master.with_name("parted.m4b")
     assert "in 1 part(s)" in package_m4b(master, catalog, book_json, whole, PAUSES, PackageSettings(), 1)
     # Four CPUs to share, whatever this machine has.
-    monkeypatch.setattr(package_module, "usable_cpus", lambda: 4)
+    monkeypatch.setattr(m4b, "usable_cpus", lambda: 4)
     summary = package_m4b(master, catalog, book_json, parted, PAUSES, PackageSettings(year="1999"), 4)
     assert f"in {len(cuts) + 1} part(s)" in summary
     samples = check_m4b(
@@ -710,7 +702,7 @@ def test_subtitles_are_timed_from_the_catalog(assembled) -> None:
 
 def test_packaging_refuses_a_master_that_does_not_match_the_timeline(assembled) -> None:
     catalog, book_json, master = assembled
-    from narrator.errors import CatalogError
+    from narrator.core.errors import CatalogError
 
     with pytest.raises(CatalogError, match="assemble the book again"):
         package_m4b(

@@ -1,13 +1,13 @@
 """Temps that killed jobs left: removed per output, and for a folder of many outputs from one
-listing per process (narrator/publish.py)."""
+listing per process (narrator/core/publish.py)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from narrator import publish
-from narrator.publish import publishing, remove_stale, remove_stale_listed_once
+from narrator.core import publish
+from narrator.core.publish import publishing, remove_stale, remove_stale_listed_once
 
 
 def _stale(folder: Path, output: str, tag: str) -> Path:

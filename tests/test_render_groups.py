@@ -1,4 +1,4 @@
-"""Render groups sized by work (narrator/groups.py): where a book's pending segments are cut, what
+"""Render groups sized by work (narrator/render/groups.py): where a book's pending segments are cut, what
 each group asks Slurm for, where the render speed comes from, and when a book's groups are planned
 again."""
 
@@ -8,10 +8,10 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from narrator.audio import WavRecord
-from narrator.catalog import COMPLETED, Row, mark_completed, read_catalog, wav_file, write_catalog
+from narrator.core.audio import WavRecord
+from narrator.core.catalog import COMPLETED, Row, mark_completed, read_catalog, wav_file, write_catalog
 from narrator.engines import engine_class
-from narrator.groups import (
+from narrator.render.groups import (
     MEASURED_WORDS,
     GroupSizing,
     book_render_groups,

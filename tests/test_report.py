@@ -22,12 +22,12 @@ import pytest
 import soundfile as sf
 from docutils.core import publish_parts
 
-from narrator.catalog import read_catalog
-from narrator.check import CheckResult
-from narrator.pace import pace_of
-from narrator.package import BookInfo
-from narrator.report import PLOTS, key_figures, summary_rst, write_report_plots, write_summary
-from narrator.status import clock
+from narrator.core.catalog import read_catalog
+from narrator.core.pace import pace_of
+from narrator.inspect.check import CheckResult
+from narrator.inspect.report import PLOTS, key_figures, summary_rst, write_report_plots, write_summary
+from narrator.inspect.status import clock
+from narrator.package.metadata import BookInfo
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CATEGORIES = {
@@ -272,7 +272,7 @@ def svg_texts(folder: Path) -> dict[str, list[str]]:
 
 
 def _plots(tmp_path: Path, rows: list, loudness: dict, pauses: dict | None) -> dict[str, Path]:
-    from narrator.catalog import write_catalog
+    from narrator.core.catalog import write_catalog
 
     tmp_path.mkdir(parents=True, exist_ok=True)
     catalog, figures = tmp_path / "catalog.tsv", tmp_path / "loudness.json"
@@ -384,7 +384,7 @@ def test_summary_is_two_tables_with_the_books_text_taken_literally():
 def test_summary_without_a_master_says_the_check_did_not_run(tmp_path):
     from test_status import make_rows
 
-    from narrator.catalog import write_catalog
+    from narrator.core.catalog import write_catalog
 
     write_catalog(tmp_path / "catalog.tsv", make_rows([("One", 3, 3)]))
     (tmp_path / "loudness.json").write_text(json.dumps(LOUDNESS))

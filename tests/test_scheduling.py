@@ -1,4 +1,4 @@
-"""Snakemake's scheduling rounds stay cheap on a long book (narrator/scheduling.py)."""
+"""Snakemake's scheduling rounds stay cheap on a long book (narrator/workflow/scheduling.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,11 @@ from types import SimpleNamespace
 import pytest
 from snakemake.scheduling.job_scheduler import JobScheduler
 
-from narrator.scheduling import _JobsOnDemand, coalesce_reevaluations, list_remaining_jobs_on_demand
+from narrator.workflow.scheduling import (
+    _JobsOnDemand,
+    coalesce_reevaluations,
+    list_remaining_jobs_on_demand,
+)
 
 #: What Snakemake logs (with --verbose) at each scheduling round that considers ready jobs.
 ROUND = re.compile(r"^Ready (?:subsampled )?jobs", re.MULTILINE)

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from narrator.book import Book, Chapter
-from narrator.segment import PAUSES, describe_segmenter, segment_book, split_sentences, split_to_budget
+from narrator.core.book import PAUSES, Book, Chapter
+from narrator.text.segment import describe_segmenter, segment_book, split_sentences, split_to_budget
 
 
 def _words(text: str) -> list[str]:

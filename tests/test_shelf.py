@@ -14,11 +14,11 @@ from conftest import REPO, Workdir, kill_when, read_audio
 from snakemake.cli import parse_config
 from snakemake.utils import update_config
 
-from narrator.catalog import COMPLETED, read_catalog
-from narrator.config import validate_config
+from narrator.core.catalog import COMPLETED, read_catalog
+from narrator.core.errors import UserError
 from narrator.engines import engine_class
-from narrator.errors import UserError
-from narrator.shelf import prepare_shelf, shelf_paths
+from narrator.workflow.config import validate_config
+from narrator.workflow.shelf import prepare_shelf, shelf_paths
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 

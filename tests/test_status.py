@@ -15,8 +15,8 @@ import pytest
 from planned import write_planned
 
 from narrator import cli
-from narrator.catalog import COMPLETED, Row
-from narrator.status import (
+from narrator.core.catalog import COMPLETED, Row
+from narrator.inspect.status import (
     ASCII,
     UNICODE,
     bar,

@@ -7,8 +7,8 @@ import pytest
 import yaml
 from conftest import REPO, read_audio
 
-from narrator.catalog import COMPLETED, read_catalog, wav_file
-from narrator.timeline import build_timeline
+from narrator.core.catalog import COMPLETED, read_catalog, wav_file
+from narrator.core.timeline import build_timeline
 
 pytestmark = pytest.mark.slow
 
@@ -20,7 +20,7 @@ def test_sample_book_renders_completely_with_one_engine_load(reference_book):
     titles = list(dict.fromkeys(row.chapter_title for row in rows))
     assert len(titles) == 5 and (titles[0], titles[-1]) == ("Opening credits", "End credits")
     pauses = yaml.safe_load((REPO / "config.yaml").read_text())["pauses"]
-    # Lead pad, each segment and the pause after it, trail pad: the one layout (narrator.timeline).
+    # Lead pad, each segment and the pause after it, trail pad: the one layout (narrator.core.timeline).
     timeline = build_timeline(rows, pauses)
     assert len(data) == timeline.frames
     assert (
@@ -81,7 +81,7 @@ def test_published_wav_with_queued_row_is_named_then_healed_by_verify(workdir, r
     catalog = workdir.results() / "catalog.tsv"
     rows = read_catalog(catalog)
     victim = rows[5].segment_id
-    from narrator.catalog import mark_queued
+    from narrator.core.catalog import mark_queued
 
     mark_queued(catalog, [victim])
     failed = workdir.run_book(check=False)

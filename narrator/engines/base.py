@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import abc
-import os
-import re
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -12,24 +10,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from narrator.errors import UserError
+from narrator.core.cpus import usable_cpus
+from narrator.core.errors import UserError
 
 
 class EngineError(UserError):
     """An engine could not load or synthesize; the message is meant for the user."""
-
-
-def base_language(tag: str) -> str:
-    """The primary subtag of a BCP 47 tag, lower-cased: "pt_BR" and "pt-br" both give "pt"."""
-    return re.split(r"[-_]", tag.strip().lower())[0]
-
-
-def same_language(a: str, b: str) -> bool:
-    """Whether two tags name one language, whatever their regions: "en-US" and "en_GB", "eng" and "en"."""
-    # Books in the wild carry three-letter codes too; the project keeps one ISO 639 table.
-    from narrator.package import iso639_2
-
-    return base_language(a) == base_language(b) or iso639_2(a) == iso639_2(b) != "und"
 
 
 def language_refused(engine: str, voice: str, speaks: str, language: str, choose: str) -> EngineError:
@@ -54,14 +40,6 @@ def onnx_session_options(onnxruntime: Any, threads: int) -> Any:
     # Idle pool threads would otherwise spin, stealing CPU from parallel Snakemake jobs.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return options
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on: its affinity (a Slurm allocation, taskset), else all of them."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # no affinity on macOS
-        return os.cpu_count() or 1
 
 
 _cpu_slots: dict[int, threading.BoundedSemaphore] = {}
@@ -111,7 +89,7 @@ class Engine(abc.ABC):
     #: leaves the voice at its own speed.
     pace_fit: ClassVar[tuple[float, float] | None] = None
     #: Render seconds per second of audio of one call with the default options, measured here;
-    #: it sizes cluster render groups until a book's own segments are timed (narrator/groups.py).
+    #: it sizes cluster render groups until a book's own segments are timed (narrator/render/groups.py).
     #: 1.0 (real time) where no voice could be measured: groups then come out smaller and ask for
     #: more wall time, never less.
     typical_rtf: ClassVar[float] = 1.0

@@ -16,8 +16,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from narrator.core.language import same_language
 from narrator.engines._coqui_worker import serve
-from narrator.engines.base import Engine, EngineError, language_refused, same_language
+from narrator.engines.base import Engine, EngineError, language_refused
 
 #: XTTS warns above ~250 characters for English and degrades; other models take a sentence or two.
 XTTS_MAX_CHARS = 250

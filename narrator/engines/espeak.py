@@ -22,7 +22,8 @@ from typing import IO, Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from narrator.engines.base import Engine, EngineError, base_language, language_refused, same_language
+from narrator.core.language import primary_language, same_language
+from narrator.engines.base import Engine, EngineError, language_refused
 
 _HEADER = struct.Struct(">BI")
 _LENGTH = struct.Struct(">I")
@@ -77,7 +78,9 @@ def voice_for_language(language: str) -> str | None:
     lines = [(priority, voice.file, code) for voice in _voices() for code, priority in voice.languages]
     exact = [(p, file) for p, file, code in lines if code == tag]
     # "fr-CA" has no voice of its own: take the voices listed for plain "fr" (not "fr-be").
-    bare = [(p, file) for p, file, code in lines if code == base_language(code) and same_language(code, tag)]
+    bare = [
+        (p, file) for p, file, code in lines if code == primary_language(code) and same_language(code, tag)
+    ]
     ranked = sorted(exact or bare)
     return ranked[0][1] if ranked else None
 

@@ -19,14 +19,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from narrator.engines.base import (
-    Engine,
-    EngineError,
-    first_line,
-    language_refused,
-    onnx_session_options,
-    same_language,
-)
+from narrator.core.language import same_language
+from narrator.engines.base import Engine, EngineError, first_line, language_refused, onnx_session_options
 
 _OPTIONS = ("model_path", "voices_path", "voice", "speed", "language", "device", "threads")
 #: Phoneme tokens the model takes in one call (its position table holds 512, two are padding).

@@ -20,14 +20,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from narrator.engines.base import (
-    Engine,
-    EngineError,
-    first_line,
-    language_refused,
-    onnx_session_options,
-    same_language,
-)
+from narrator.core.language import same_language
+from narrator.engines.base import Engine, EngineError, first_line, language_refused, onnx_session_options
 
 _OPTIONS = ("model", "length_scale", "noise_scale", "noise_w_scale", "threads")
 

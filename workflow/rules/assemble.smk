@@ -14,9 +14,9 @@ rule assemble_book:
         pauses=config["pauses"],
         loudness=config["loudness"],
     run:
-        from narrator.workflow import run_logged
-        from narrator.assemble import assemble_book
-        from narrator.loudness import LoudnessTarget
+        from narrator.workflow.jobs import run_logged
+        from narrator.assemble.assemble import assemble_book
+        from narrator.assemble.loudness import LoudnessTarget
 
         run_logged(
             log[0],

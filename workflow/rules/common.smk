@@ -2,25 +2,25 @@
 import sys
 from pathlib import Path
 
-from narrator import catalog as narrator_catalog
-from narrator.config import check_cover, validate_config
+from narrator.core import catalog as narrator_catalog
+from narrator.workflow.config import check_cover, validate_config
 from narrator.engines import engine_class
-from narrator.engines.base import usable_cpus
-from narrator.errors import UserError
-from narrator.ingest import book_id_for
-from narrator.lexicon import Lexicon
-from narrator.package import PackageSettings
-from narrator.cluster import (
+from narrator.core.cpus import usable_cpus
+from narrator.core.errors import UserError
+from narrator.text.ingest import book_id_for
+from narrator.text.lexicon import Lexicon
+from narrator.package.metadata import PackageSettings
+from narrator.workflow.cluster import (
     keep_group_components_on_restart,
     render_group,
     run_cluster_job_in_this_process,
 )
-from narrator.groups import GroupSizing, book_render_groups
-from narrator.invocation import changes_nothing
-from narrator.plan import replan_if_unproven
-from narrator.scheduling import coalesce_reevaluations, list_remaining_jobs_on_demand
-from narrator.shelf import prepare_shelf
-from narrator.workflow import faults_in_one_line, log_bug
+from narrator.render.groups import GroupSizing, book_render_groups
+from narrator.workflow.invocation import changes_nothing
+from narrator.plan.plan import replan_if_unproven
+from narrator.workflow.scheduling import coalesce_reevaluations, list_remaining_jobs_on_demand
+from narrator.workflow.shelf import prepare_shelf
+from narrator.workflow.jobs import faults_in_one_line, log_bug
 
 
 def fail(message):
@@ -86,7 +86,7 @@ if not workflow.remote_exec:
 
 
 # Snakemake 9.27.1 workarounds: scheduling rounds that stay cheap on a long book
-# (narrator/scheduling.py), and grouped render jobs on a cluster (narrator/cluster.py).
+# (narrator/workflow/scheduling.py), and grouped render jobs on a cluster (narrator/workflow/cluster.py).
 coalesce_reevaluations()
 list_remaining_jobs_on_demand()
 keep_group_components_on_restart()
@@ -195,7 +195,7 @@ def render_groups_of(wildcards):
 
 
 def get_render_group(wildcards):
-    """The segment's render group: a run of the book's segments sized by work (narrator/groups.py)."""
+    """The segment's render group: a run of the book's segments sized by work (narrator/render/groups.py)."""
     return render_group(workflow, render_groups_of(wildcards).name(wildcards.segment))
 
 

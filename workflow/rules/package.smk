@@ -19,8 +19,8 @@ rule package_m4b:
         pauses=config["pauses"],
         settings=PACKAGE_SETTINGS,
     run:
-        from narrator.workflow import run_logged
-        from narrator.package import package_m4b
+        from narrator.workflow.jobs import run_logged
+        from narrator.package.m4b import package_m4b
 
         run_logged(
             log[0],
@@ -49,8 +49,8 @@ rule package_chapters:
         pauses=config["pauses"],
         settings=PACKAGE_SETTINGS,
     run:
-        from narrator.workflow import run_logged
-        from narrator.package import package_chapters
+        from narrator.workflow.jobs import run_logged
+        from narrator.package.chapters import package_chapters
 
         run_logged(
             log[0],
@@ -78,8 +78,8 @@ rule package_acx:
         pauses=config["pauses"],
         settings=PACKAGE_SETTINGS,
     run:
-        from narrator.workflow import run_logged
-        from narrator.acx import package_acx
+        from narrator.workflow.jobs import run_logged
+        from narrator.package.acx import package_acx
 
         run_logged(
             log[0],
@@ -106,8 +106,8 @@ rule package_subtitles:
     params:
         pauses=config["pauses"],
     run:
-        from narrator.workflow import run_logged
-        from narrator.package import write_subtitles
+        from narrator.workflow.jobs import run_logged
+        from narrator.package.subtitles import write_subtitles
 
         run_logged(
             log[0],

@@ -15,8 +15,8 @@ checkpoint plan_catalog:
         # the digest makes a changed voice option, budget or chapter choice re-plan the book.
         settings=lambda wildcards: SHELF[wildcards.book].plan.digest(),
     run:
-        from narrator.workflow import run_logged
-        from narrator.plan import write_plan
+        from narrator.workflow.jobs import run_logged
+        from narrator.plan.plan import write_plan
 
         run_logged(
             log[0],

@@ -20,8 +20,8 @@ rule render_segment:
         catalog=get_catalog,
         engine=config["engine"],
     run:
-        from narrator.workflow import run_logged
-        from narrator.render import render_segment
+        from narrator.workflow.jobs import run_logged
+        from narrator.render.render import render_segment
 
         run_logged(
             log[0],

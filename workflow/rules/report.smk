@@ -62,8 +62,8 @@ rule report_plots:
     params:
         pauses=config["pauses"],
     run:
-        from narrator.workflow import run_logged
-        from narrator.report import PLOTS, write_report_plots
+        from narrator.workflow.jobs import run_logged
+        from narrator.inspect.report import PLOTS, write_report_plots
 
         run_logged(
             log[0],
@@ -93,8 +93,8 @@ rule report_summary:
     log:
         "logs/report_summary/{book}.log",
     run:
-        from narrator.workflow import run_logged
-        from narrator.report import write_summary
+        from narrator.workflow.jobs import run_logged
+        from narrator.inspect.report import write_summary
 
         run_logged(
             log[0],

@@ -1,0 +1,1 @@
+"""The master WAV, assembled from verified segments at the book's loudness."""

@@ -1,0 +1,69 @@
+"""The book's data model: chapters of paragraphs with their metadata, and the planned segments."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: The kind of a credits chapter (narrator.text.credits): its title marks it in the audiobook but is not
+#: spoken, since its first words already say what it is.
+CREDITS = "credits"
+_COVER_EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp"}
+
+
+@dataclass(frozen=True)
+class Chapter:
+    title: str
+    #: Raw text of each paragraph; a "\n" inside one separates the lines of verse.
+    paragraphs: tuple[str, ...]
+    #: Indexes (0-based) of paragraphs after which a section ends (a scene break).
+    section_ends: frozenset[int] = field(default_factory=frozenset)
+    #: "body", or "front"/"back" for matter skipped by default (licence, contents, adverts), or
+    #: CREDITS.
+    kind: str = "body"
+    #: Titles of the parts this chapter sits in, outermost first ("Book the First", ...).
+    parents: tuple[str, ...] = ()
+    #: For front/back matter, the rule that skips it, named in the plan log.
+    skipped_by: str = ""
+
+
+@dataclass(frozen=True)
+class Cover:
+    data: bytes
+    media_type: str
+
+    @property
+    def extension(self) -> str:
+        return _COVER_EXTENSIONS.get(self.media_type, "img")
+
+
+@dataclass(frozen=True)
+class Book:
+    title: str
+    chapters: tuple[Chapter, ...]
+    authors: tuple[str, ...] = ()
+    #: BCP 47 language tag, e.g. "en" or "en-GB"; decides text normalization.
+    language: str = "en"
+    cover: Cover | None = None
+    #: How the source was decoded, reported to the user (txt may be in a legacy encoding).
+    encoding: str = "utf-8"
+    #: What the reader recovered from or decided, one line each, for the plan log.
+    notes: tuple[str, ...] = ()
+    #: When the book was published, as its metadata gives it (YYYY, YYYY-MM or YYYY-MM-DD);
+    #: empty when it says nothing, and then no date is invented for the tags.
+    date: str = ""
+
+
+#: What follows a segment in the assembled book; assembly maps each to a pause length.
+PAUSES = ("clause", "sentence", "line", "paragraph", "section", "chapter", "end")
+
+
+@dataclass(frozen=True)
+class Segment:
+    chapter: int
+    chapter_title: str
+    paragraph: int
+    #: The book's own words, for subtitles and for people reading the catalog.
+    text: str
+    #: What the engine says: normalized, with the lexicon applied; ids and budgets use this.
+    spoken: str
+    pause_after: str

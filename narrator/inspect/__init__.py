@@ -1,0 +1,1 @@
+"""Looking at a book: narrator check, verify and status, and the report."""

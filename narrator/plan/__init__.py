@@ -1,0 +1,1 @@
+"""The plan checkpoint: the whole segment catalog, written before any audio work."""

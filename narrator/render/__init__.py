@@ -1,0 +1,1 @@
+"""One job per segment: synthesize, verify (the ASR check too), mark, publish."""

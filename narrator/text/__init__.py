@@ -1,0 +1,1 @@
+"""From a book file to speakable text: readers, normalisation, the lexicon, the segmenter."""

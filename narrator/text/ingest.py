@@ -1,0 +1,132 @@
+"""Read any supported book file into a Book, with one clear error for anything the user must fix."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from narrator.core.book import Book, Chapter
+from narrator.core.errors import BookError
+from narrator.core.publish import require_file
+from narrator.text.limits import Limits, check_book_bytes, check_book_chars
+from narrator.text.readers import READERS
+from narrator.text.readers.titles import bare_number, title_key
+
+
+def book_id_for(path: str | Path) -> str:
+    """A safe slug of the file stem: lowercase letters, digits and single dashes."""
+    stem = unicodedata.normalize("NFKD", Path(path).stem).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-")
+    return slug or "book"
+
+
+def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = None) -> Book:
+    """Read a book with the reader for its suffix; drop chapters with nothing to speak.
+
+    With ``limits``, a file too large is refused before it is read, and a text too long right after.
+    """
+    path = Path(path)
+    require_file(path, "book file", BookError)
+    reader = READERS.get(path.suffix.lower())
+    if reader is None:
+        raise BookError(f"{path}: unsupported book format {path.suffix!r}; use one of {', '.join(READERS)}")
+    if limits is not None:
+        check_book_bytes(path, limits)
+    try:
+        book = reader(path, notes)
+    except OSError as error:
+        raise BookError(f"{path}: cannot read the book ({error.strerror})") from None
+    if limits is not None:
+        check_book_chars(path, book, limits)
+    chapters = titled_chapters(book.chapters)
+    if not chapters:
+        raise BookError(f"{path}: the book has no text to speak")
+    return replace(book, chapters=chapters)
+
+
+def _joined(titles: Iterable[str]) -> str:
+    """Titles as one spoken heading: "Book the First: Recalled to Life. Chapter I. The Period"."""
+    parts = [title.strip().rstrip(".:") for title in titles if title.strip()]
+    return ". ".join(parts)
+
+
+def titled_chapters(chapters: Iterable[Chapter]) -> tuple[Chapter, ...]:
+    """Chapters with text, each titled as a listener navigates by it.
+
+    A title-only chapter (a "Book the First" page, an "ACT I" line) has nothing to read: its title
+    leads the next chapter's, as do the titles of the parts a chapter is the first one in. A
+    chapter titled only by a number is named after the part it is in ("Life: 12"), or "Chapter 12".
+    """
+    kept: list[Chapter] = []
+    pending: list[str] = []
+    announced: tuple[str, ...] = ()
+    for chapter in chapters:
+        has_text = any(p.strip() for p in chapter.paragraphs)
+        if chapter.kind != "body":
+            kept += [chapter] if has_text else []
+            pending = []  # a heading before the contents page titles nothing
+            continue
+        if not has_text:
+            pending += [chapter.title] if chapter.title.strip() else []
+            continue
+        title = chapter.title
+        number = bare_number(title)
+        if number is not None:
+            title = f"{chapter.parents[-1]}: {number}" if chapter.parents else f"Chapter {title.strip()}"
+        shared = 0
+        while shared < min(len(announced), len(chapter.parents)) and (
+            announced[shared] == chapter.parents[shared]
+        ):
+            shared += 1
+        said = {title_key(t) for t in pending}
+        new_parents = [p for p in chapter.parents[shared:] if title_key(p) not in said]
+        if number is not None and chapter.parents and new_parents[-1:] == [chapter.parents[-1]]:
+            new_parents.pop()  # already in "Life: 12"
+        heading = [*pending, *new_parents, title]
+        kept.append(replace(chapter, title=_joined(heading)))
+        pending, announced = [], chapter.parents
+    return tuple(kept)
+
+
+def _matches(selector: int | str, index: int, title: str) -> bool:
+    if isinstance(selector, int):
+        return selector == index
+    return re.search(selector, title, re.IGNORECASE) is not None
+
+
+def select_chapters(book: Book, include: Iterable[int | str] = (), exclude: Iterable[int | str] = ()) -> Book:
+    """Body chapters, plus those ``include`` names, minus those ``exclude`` names.
+
+    Selectors are 1-based chapter indexes in the reader's full list, or title regexes
+    (case-insensitive). Front and back matter (licences, contents pages) is out by default.
+    """
+    include, exclude = tuple(include), tuple(exclude)
+    for selector in (*include, *exclude):
+        if isinstance(selector, str):
+            try:
+                re.compile(selector)
+            except re.error as error:
+                raise BookError(f"chapter pattern {selector!r} is not a valid regex ({error})") from None
+    chapters = tuple(
+        chapter
+        for index, chapter in enumerate(book.chapters, start=1)
+        if (chapter.kind == "body" or any(_matches(s, index, chapter.title) for s in include))
+        and not any(_matches(s, index, chapter.title) for s in exclude)
+    )
+    if not chapters:
+        raise BookError(f"{book.title}: no chapters left to speak after filtering front/back matter")
+    return replace(book, chapters=chapters)
+
+
+def load_book(
+    path: str | Path,
+    include: Iterable[int | str] = (),
+    exclude: Iterable[int | str] = (),
+    notes: str = "drop",
+    limits: Limits | None = None,
+) -> Book:
+    """Read a book and keep the chapters to narrate."""
+    return select_chapters(read_book(path, notes, limits), include, exclude)

@@ -1,0 +1,29 @@
+"""One reader per book format; each turns a file into a Book."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from narrator.core.book import Book
+from narrator.text.readers.epub import read_epub
+from narrator.text.readers.html import read_html
+from narrator.text.readers.markdown import read_markdown
+from narrator.text.readers.txt import read_txt
+
+
+class Reader(Protocol):
+    """Reads one format; ``notes`` ("drop" or "read") says what to do with footnotes and captions."""
+
+    def __call__(self, path: Path, notes: str = "drop") -> Book: ...
+
+
+READERS: dict[str, Reader] = {
+    ".txt": read_txt,
+    ".md": read_markdown,
+    ".markdown": read_markdown,
+    ".epub": read_epub,
+    ".html": read_html,
+    ".htm": read_html,
+    ".xhtml": read_html,
+}

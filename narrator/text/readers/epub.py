@@ -1,0 +1,560 @@
+"""EPUB 2 and 3: chapters from the table of contents (nav or NCX), text from the spine's XHTML.
+
+The archive is untrusted: its size is capped (by the zip headers and again while reading), XML is
+parsed without DTDs or entity expansion, and every failure is one BookError line naming the file.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import zipfile
+import zlib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from lxml import etree
+
+from narrator.core.book import Book, Cover
+from narrator.core.errors import BookError
+from narrator.text.readers.decode import squash
+from narrator.text.readers.matter import build_chapters, matter_rule, word_count
+from narrator.text.readers.titles import bare_number, title_from_stem
+from narrator.text.readers.xhtml import (
+    Block,
+    Document,
+    Draft,
+    extract,
+    parse_html,
+    parse_xhtml,
+    tag_of,
+    take_title,
+    text_of,
+    types_of,
+)
+
+MiB = 1024 * 1024
+#: Most bytes the archive may hold once decompressed, by its headers and as actually read.
+MAX_TOTAL_BYTES = 512 * MiB
+#: Most bytes one member may hold once decompressed.
+MAX_MEMBER_BYTES = 128 * MiB
+#: A member bigger than MAX_RATIO_MIN_BYTES that compresses better than this is a zip bomb.
+MAX_RATIO = 200
+MAX_RATIO_MIN_BYTES = MiB
+MAX_MEMBERS = 20_000
+#: A nested entry this short is one chapter with sections; a longer one is a part of chapters.
+#: (A technical chapter with its sections ran 2,000-8,000 words; a book of a novel, 40,000.)
+CHAPTER_WORDS = 12_000
+
+_TOO_BIG = "decompresses to too much data (a zip bomb?); refusing the EPUB"
+_CONTAINER = "META-INF/container.xml"
+_ENCRYPTION = "META-INF/encryption.xml"
+# Font obfuscation (IDPF and Adobe) "encrypts" fonts only; the text stays readable.
+_FONT_OBFUSCATION = {"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"}
+_XHTML_TYPES = {"application/xhtml+xml", "text/html", "application/xml", "text/x-oeb1-document"}
+_IMAGE_MAGIC = (
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+_OPF_ROLE = "{http://www.idpf.org/2007/opf}role"
+_OPF_EVENT = "{http://www.idpf.org/2007/opf}event"
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def _image_type(data: bytes) -> str | None:
+    for magic, media_type in _IMAGE_MAGIC:
+        if data.startswith(magic):
+            return media_type
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+class _Archive:
+    """A zip opened with every size checked before and while reading."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.read_total = 0
+        try:
+            self.zip = zipfile.ZipFile(path)
+            infos = self.zip.infolist()
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as error:
+            raise BookError(
+                f"{path}: not an EPUB: the file is not a readable zip archive ({_one_line(error)})"
+            ) from None
+        if len(infos) > MAX_MEMBERS:
+            raise BookError(f"{path}: the EPUB has {len(infos)} files, more than a book needs; refusing it")
+        total = 0
+        for info in infos:
+            total += info.file_size
+            if info.file_size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES:
+                raise BookError(f"{path}: the EPUB decompresses to too much data (a zip bomb?); refusing it")
+            ratio = info.file_size / max(info.compress_size, 1)
+            if info.file_size > MAX_RATIO_MIN_BYTES and ratio > MAX_RATIO:
+                raise BookError(
+                    f"{path}: {info.filename} compresses {ratio:.0f} to 1 (a zip bomb?); refusing the EPUB"
+                )
+        self.names = {info.filename for info in infos}
+        self.lower = {name.lower(): name for name in self.names}
+
+    def __enter__(self) -> _Archive:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.zip.close()
+
+    def find(self, name: str) -> str | None:
+        """The member's real name (matching case-insensitively if need be), or None."""
+        if name in self.names:
+            return name
+        return self.lower.get(name.lower())
+
+    def read(self, name: str) -> bytes:
+        """A member's bytes, reading no more than the caps allow whatever its header says."""
+        limit = min(MAX_MEMBER_BYTES, MAX_TOTAL_BYTES - self.read_total)
+        chunks, size = [], 0
+        try:
+            with self.zip.open(name) as stream:
+                while chunk := stream.read(min(MiB, limit + 1 - size)):
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size > limit:
+                        raise BookError(f"{self.path}: {name} {_TOO_BIG}")
+        except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError, OSError) as error:
+            raise BookError(f"{self.path}: {name} is damaged in the EPUB ({_one_line(error)})") from None
+        except RuntimeError as error:  # a password-protected member
+            raise BookError(
+                f"{self.path}: {name} is encrypted; narrator cannot read it ({_one_line(error)})"
+            ) from None
+        self.read_total += size
+        return b"".join(chunks)
+
+    def xml(self, name: str) -> etree._Element:
+        try:
+            return parse_xhtml(self.read(name))
+        except etree.XMLSyntaxError as error:
+            raise BookError(f"{self.path}: {name} is not well-formed XML ({_one_line(error)})") from None
+
+
+def _children(element: etree._Element, name: str) -> list[etree._Element]:
+    return [child for child in element if tag_of(child) == name]
+
+
+def _descendants(element: etree._Element, name: str) -> list[etree._Element]:
+    return [node for node in element.iter() if tag_of(node) == name]
+
+
+def _resolve(base: str, href: str) -> tuple[str, str] | None:
+    """(member path, fragment) of an href relative to the member `base`; None for external links."""
+    try:
+        parts = urlsplit(href.strip())
+    except ValueError:  # e.g. a malformed IPv6 host: certainly not a member of the archive
+        return None
+    if parts.scheme or parts.netloc:
+        return None
+    path = unquote(parts.path)
+    if path:
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(base), path))
+        if path.startswith("../") or path == "..":
+            return None
+    else:
+        path = base
+    return path.lstrip("/"), unquote(parts.fragment)
+
+
+@dataclass(frozen=True)
+class _Item:
+    id: str
+    path: str
+    media_type: str
+    properties: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _TocEntry:
+    title: str
+    path: str
+    fragment: str
+    #: Titles of the entries (or unlinked headings) this one is nested in, outermost first.
+    parents: tuple[str, ...] = ()
+
+
+class _Epub:
+    def __init__(self, path: Path, archive: _Archive, notes: str) -> None:
+        self.path = path
+        self.notes_choice = notes
+        self.archive = archive
+        self._check_drm()
+        container = self.archive.find(_CONTAINER)
+        if container is None:
+            raise BookError(f"{path}: not an EPUB: {_CONTAINER} is missing")
+        self.opf_path = self._rootfile(self.archive.xml(container))
+        self.opf = self.archive.xml(self.opf_path)
+        self.manifest = self._manifest()
+        self.documents: dict[str, Document] = {}
+        self.notes: list[str] = []
+
+    def _check_drm(self) -> None:
+        if self.archive.find("META-INF/sinf.xml"):
+            raise BookError(
+                f"{self.path}: the EPUB is DRM-protected (Apple FairPlay); narrator cannot read it"
+            )
+        name = self.archive.find(_ENCRYPTION)
+        if name is None:
+            return
+        try:
+            root = parse_xhtml(self.archive.read(name))
+            algorithms = {m.get("Algorithm", "") for m in _descendants(root, "encryptionmethod")}
+        except etree.XMLSyntaxError:
+            algorithms = {"unknown"}
+        if not algorithms or not algorithms <= _FONT_OBFUSCATION:
+            raise BookError(f"{self.path}: the EPUB is DRM-protected (encrypted); narrator cannot read it")
+
+    def _rootfile(self, container: etree._Element) -> str:
+        rootfiles = [r for r in _descendants(container, "rootfile") if r.get("full-path")]
+        preferred = [r for r in rootfiles if r.get("media-type") == "application/oebps-package+xml"]
+        for rootfile in preferred or rootfiles:
+            found = self.archive.find(unquote(rootfile.get("full-path", "")).lstrip("/"))
+            if found:
+                return found
+        raise BookError(f"{self.path}: {_CONTAINER} names no package document (.opf) that is in the EPUB")
+
+    def _manifest(self) -> dict[str, _Item]:
+        items = {}
+        for element in _descendants(self.opf, "item"):
+            href, item_id = element.get("href"), element.get("id")
+            target = _resolve(self.opf_path, href) if href and item_id else None
+            if target:
+                items[item_id] = _Item(
+                    item_id,
+                    target[0],
+                    element.get("media-type", "").strip().lower(),
+                    frozenset(element.get("properties", "").split()),
+                )
+        return items
+
+    # --- metadata ---
+
+    def _metadata(self, name: str) -> list[etree._Element]:
+        metadata = next(iter(_descendants(self.opf, "metadata")), None)
+        return [] if metadata is None else _descendants(metadata, name)
+
+    def title(self) -> str:
+        titles = [text_of(t) for t in self._metadata("title")]
+        return next((t for t in titles if t), "") or title_from_stem(self.path)
+
+    def authors(self) -> tuple[str, ...]:
+        roles = {}
+        for meta in self._metadata("meta"):
+            if meta.get("property") == "role" and meta.get("refines", "").startswith("#"):
+                roles[meta.get("refines", "")[1:]] = text_of(meta)
+        creators = []
+        for creator in self._metadata("creator"):
+            role = creator.get(_OPF_ROLE) or creator.get("role") or roles.get(creator.get("id", ""), "")
+            creators.append((text_of(creator), role.strip().lower()))
+        authors = [name for name, role in creators if name and role in ("", "aut")]
+        authors = authors or [name for name, _ in creators if name]
+        return tuple(dict.fromkeys(authors))
+
+    def language(self) -> str:
+        for element in self._metadata("language"):
+            tag = text_of(element).replace("_", "-")
+            if re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*", tag):
+                return tag
+        return "en"
+
+    def date(self) -> str:
+        """The publication date: EPUB 2's original-publication or publication event first, never
+        a modification or creation date; EPUB 3's dc:date is the publication date."""
+        ranked: list[tuple[int, str]] = []
+        for element in self._metadata("date"):
+            event = (element.get(_OPF_EVENT) or element.get("event") or "").strip().lower()
+            found = re.match(r"\d{4}(-\d{2}(-\d{2})?)?", text_of(element))
+            rank = {"original-publication": 0, "publication": 1, "": 2}.get(event)
+            # Calibre writes 0101-01-01 for "no date".
+            if found and rank is not None and not found.group().startswith("0101"):
+                ranked.append((rank, found.group()))
+        return min(ranked)[1] if ranked else ""
+
+    def cover(self) -> Cover | None:
+        item = next((i for i in self.manifest.values() if "cover-image" in i.properties), None)
+        if item is None:
+            for meta in self._metadata("meta"):
+                if meta.get("name") == "cover" and meta.get("content"):
+                    content = meta.get("content", "")
+                    item = self.manifest.get(content) or next(
+                        (i for i in self.manifest.values() if i.path.endswith(content)), None
+                    )
+                    break
+        if item is None:
+            item = next(
+                (
+                    i
+                    for i in self.manifest.values()
+                    if i.media_type.startswith("image/") and "cover" in i.id.lower()
+                ),
+                None,
+            )
+        name = self.archive.find(item.path) if item else None
+        if name is None:
+            return None
+        try:
+            data = self.archive.read(name)
+        except BookError:
+            return None  # a damaged or oversized cover costs the cover, not the book
+        media_type = _image_type(data)
+        return Cover(data, media_type) if media_type else None
+
+    # --- reading order and table of contents ---
+
+    def spine(self) -> list[str]:
+        """Member paths of the spine's (X)HTML documents in reading order (linear ones, plus the rest)."""
+        linear, other = [], []
+        for itemref in _descendants(self.opf, "itemref"):
+            item = self.manifest.get(itemref.get("idref", ""))
+            if item is None or item.media_type not in _XHTML_TYPES:
+                continue
+            name = self.archive.find(item.path)
+            if name:
+                (other if itemref.get("linear") == "no" else linear).append(name)
+        return list(dict.fromkeys(linear + other))
+
+    def toc(self) -> list[_TocEntry] | None:
+        """Entries of the EPUB 3 nav, else of the EPUB 2 NCX; None when the book has neither."""
+        for item in self.manifest.values():
+            if "nav" in item.properties and (name := self.archive.find(item.path)):
+                entries = self._nav(name)
+                if entries:
+                    return entries
+        spine = next(iter(_descendants(self.opf, "spine")), None)
+        ncx = self.manifest.get(spine.get("toc", "")) if spine is not None else None
+        if ncx is None:
+            ncx = next(
+                (i for i in self.manifest.values() if i.media_type == "application/x-dtbncx+xml"), None
+            )
+        if ncx and (name := self.archive.find(ncx.path)):
+            entries = self._ncx(name)
+            if entries:
+                return entries
+        return None
+
+    def _entry(self, base: str, title: str, href: str, parents: tuple[str, ...]) -> _TocEntry | None:
+        target = _resolve(base, href)
+        return _TocEntry(title, target[0], target[1], parents) if target else None
+
+    def _nav(self, name: str) -> list[_TocEntry]:
+        root = self._xhtml(name, self.archive.read(name))
+        navs = [n for n in _descendants(root, "nav") if "toc" in types_of(n)]
+        if not navs:
+            return []
+        entries: list[_TocEntry] = []
+
+        def walk(element: etree._Element, parents: tuple[str, ...]) -> None:
+            for item in _children(element, "li"):
+                label = next((c for c in item if tag_of(c) in ("a", "span")), None)
+                title = text_of(label) if label is not None else ""
+                href = label.get("href", "") if label is not None and tag_of(label) == "a" else ""
+                if href and (entry := self._entry(name, title, href, parents)):
+                    entries.append(entry)
+                for nested in _children(item, "ol"):
+                    walk(nested, (*parents, title) if title else parents)
+
+        for top in _children(navs[0], "ol") or _descendants(navs[0], "ol")[:1]:
+            walk(top, ())
+        return entries
+
+    def _ncx(self, name: str) -> list[_TocEntry]:
+        root = self.archive.xml(name)
+        points = []
+
+        def walk(element: etree._Element, parents: tuple[str, ...]) -> None:
+            for point in _children(element, "navpoint"):
+                label = next(iter(_descendants(point, "text")), None)
+                title = text_of(label) if label is not None else ""
+                content = next((c for c in _children(point, "content") if c.get("src")), None)
+                order = point.get("playOrder", "")
+                number = int(order) if order.isascii() and order.isdigit() else None
+                points.append((number, len(points), title, content, parents))
+                walk(point, (*parents, title) if title else parents)
+
+        for navmap in _descendants(root, "navmap")[:1]:
+            walk(navmap, ())
+        if all(order is not None for order, *_ in points):
+            points.sort(key=lambda p: (p[0], p[1]))
+        entries = []
+        for _, _, title, content, parents in points:
+            if content is not None and (entry := self._entry(name, title, content.get("src", ""), parents)):
+                entries.append(entry)
+        return entries
+
+    def document(self, name: str) -> Document:
+        if name not in self.documents:
+            item = next((i for i in self.manifest.values() if self.archive.find(i.path) == name), None)
+            data = self.archive.read(name)
+            if item is not None and item.media_type == "text/html":
+                text = data.decode("utf-8", errors="replace")
+                root = parse_html(text)
+                self.documents[name] = (
+                    extract(root, notes=self.notes_choice) if root is not None else Document([], {})
+                )
+            else:
+                self.documents[name] = extract(self._xhtml(name, data), notes=self.notes_choice)
+        return self.documents[name]
+
+    def _xhtml(self, name: str, data: bytes) -> etree._Element:
+        """A content document, re-read as forgiving HTML when it is not well-formed XML.
+
+        One bad attribute in a back-matter file must not cost the whole book (a Gutenberg EPUB
+        had an unescaped "<" in one); the plan log names each file recovered this way.
+        """
+        try:
+            return parse_xhtml(data)
+        except etree.XMLSyntaxError as error:
+            root = parse_html(data.decode("utf-8", errors="replace"))
+            if root is None:
+                raise BookError(f"{self.path}: {name} is not well-formed XML ({_one_line(error)})") from None
+            self.notes.append(f"{name}: not well-formed XML ({_one_line(error)}); read as HTML instead")
+            return root
+
+    # --- chapters ---
+
+    def drafts(self) -> list[Draft]:
+        spine = self.spine()
+        toc = self.toc()
+        if toc is None:
+            if not spine:
+                raise BookError(f"{self.path}: the EPUB lists no readable content documents in its spine")
+            return [self._spine_draft(name) for name in spine]
+        readable = []
+        for entry in toc:
+            name = self.archive.find(entry.path)
+            if name is None:
+                continue
+            item = next((i for i in self.manifest.values() if i.path == name), None)
+            if item is not None and item.media_type not in _XHTML_TYPES:
+                continue
+            if item is None and not name.lower().endswith((".xhtml", ".html", ".htm", ".xml")):
+                continue
+            readable.append(replace(entry, path=name))
+        if not readable:
+            raise BookError(f"{self.path}: the table of contents points at no readable chapter")
+        return _chapters_as_listened(self._split(spine, readable))
+
+    def _spine_draft(self, name: str) -> Draft:
+        blocks = list(self.document(name).blocks)
+        title, blocks = take_title(blocks, None)
+        return Draft(title, blocks)
+
+    def _split(self, spine: list[str], toc: list[_TocEntry]) -> list[Draft]:
+        """Cut the reading order at each TOC entry's anchor; text before the first is a chapter too."""
+        order = list(spine)
+        previous = None
+        for entry in toc:  # documents in the TOC but not the spine go after the entry before them
+            if entry.path not in order:
+                order.insert(order.index(previous) + 1 if previous in order else 0, entry.path)
+            previous = entry.path
+        stream = [(n, self.document(name)) for n, name in enumerate(order)]
+        starts = []
+        for toc_index, entry in enumerate(toc):
+            doc_index = order.index(entry.path)
+            block = self.document(entry.path).anchors.get(entry.fragment, 0) if entry.fragment else 0
+            starts.append(((doc_index, block), toc_index))
+        starts.sort()
+
+        def pieces(begin: tuple[int, int], end: tuple[int, int]) -> list[list[Block]]:
+            """The blocks from begin to end, one list per document."""
+            taken = []
+            for n, doc in stream:
+                if begin[0] <= n <= end[0]:
+                    low = begin[1] if n == begin[0] else 0
+                    high = end[1] if n == end[0] else len(doc.blocks)
+                    taken.append(doc.blocks[low:high])
+            return taken
+
+        final = (len(stream), 0)
+        contents: dict[int, list[list[Block]]] = {}
+        for k, (position, toc_index) in enumerate(starts):
+            end = starts[k + 1][0] if k + 1 < len(starts) else final
+            contents[toc_index] = pieces(position, end) if end > position else []
+        # Before the first entry, each document (cover, title page, ...) is a chapter of its own.
+        drafts = [Draft(*take_title(blocks, None)) for blocks in pieces((0, 0), starts[0][0])]
+        drafts = [d for d in drafts if any(b.text for b in d.blocks)]
+        for toc_index, entry in enumerate(toc):
+            first, *rest = contents[toc_index] or [[]]
+            chapter = Draft(*take_title(first, entry.title or None), parents=entry.parents)
+            matter = []
+            for blocks in rest:
+                # A document the TOC skips continues the chapter, unless it is front or back matter
+                # on its own (an "Also by" page, a colophon, the nav page at the end of the spine).
+                alone = Draft(*take_title(blocks, None))
+                if any(b.text for b in blocks) and matter_rule(alone):
+                    matter.append(alone)
+                else:
+                    chapter.blocks += blocks
+            drafts += [chapter, *matter]
+        return drafts
+
+
+def _words(drafts: list[Draft]) -> int:
+    return word_count(block for draft in drafts for block in draft.blocks)
+
+
+def _chapters_as_listened(drafts: list[Draft]) -> list[Draft]:
+    """Keep nested entries as chapters only where a listener navigates by them.
+
+    An entry whose sub-entries are numbered only ("I.", "II."), or, in contents three levels deep,
+    one that is short (a chapter with its sections, not a book of chapters, nor the one part a
+    book of poems has) becomes one chapter: its sub-entries' titles are read as headings in it.
+    Any other ("Book the First") keeps its sub-entries as chapters; its title leads the first.
+    """
+    merged: list[Draft] = []
+    book_words = _words(drafts)
+    # Two levels are parts and their chapters; a third is a chapter's sections.
+    deep = max((len(draft.parents) for draft in drafts), default=0) >= 2
+    start = 0
+    while start < len(drafts):
+        draft = drafts[start]
+        path = (*draft.parents, draft.title)
+        end = start + 1
+        while end < len(drafts) and drafts[end].parents[: len(path)] == path and draft.title:
+            end += 1
+        children = drafts[start + 1 : end]
+        numbered = children and all(bare_number(child.title) is not None for child in children)
+        words = _words(drafts[start:end])
+        sections = deep and words <= CHAPTER_WORDS and words * 2 < book_words
+        if children and (numbered or sections):
+            blocks = list(draft.blocks)
+            for child in children:
+                number = bare_number(child.title)
+                heading = f"{number}." if number is not None else child.title
+                blocks += [Block(heading, heading=2), *child.blocks]
+            merged.append(Draft(draft.title, blocks, draft.parents))
+            start = end
+        else:
+            merged.append(draft)
+            start += 1
+    return merged
+
+
+def read_epub(path: Path, notes: str = "drop") -> Book:
+    with _Archive(path) as archive:
+        epub = _Epub(path, archive, notes)
+        title = epub.title()
+        chapters = build_chapters(epub.drafts(), title)
+        return Book(
+            squash(title),
+            chapters,
+            authors=epub.authors(),
+            language=epub.language(),
+            cover=epub.cover(),
+            notes=tuple(epub.notes),
+            date=epub.date(),
+        )

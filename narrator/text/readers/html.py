@@ -1,0 +1,83 @@
+"""A standalone HTML or XHTML book: chapters at headings, text as the EPUB reader extracts it."""
+
+from __future__ import annotations
+
+import codecs
+import re
+from pathlib import Path
+
+from lxml import etree
+
+from narrator.core.book import Book
+from narrator.core.errors import BookError
+from narrator.text.readers.decode import decode_text
+from narrator.text.readers.matter import build_chapters
+from narrator.text.readers.titles import title_from_stem
+from narrator.text.readers.xhtml import Block, Draft, extract, parse_html, parse_xhtml
+
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+_META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_XML_ENCODING = re.compile(rb"""^\s*<\?xml\b[^>]*?encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""")
+# As browsers do (WHATWG Encoding): these labels mean Windows-1252, which is a superset.
+_AS_CP1252 = {"latin-1", "iso8859-1", "ascii", "cp1252"}
+
+
+def decode_html(path: Path, data: bytes) -> tuple[str, str]:
+    """Text of an HTML file by its BOM or declared charset, else by detection; returns (text, encoding)."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace").lstrip("\ufeff"), encoding.removesuffix("-sig")
+    declared = _XML_ENCODING.search(data[:1024]) or _META_CHARSET.search(data[:8192])
+    if declared:
+        try:
+            codec = codecs.lookup(declared.group(1).decode("ascii")).name
+        except LookupError:
+            codec = None
+        if codec in _AS_CP1252:
+            codec = "cp1252"
+        if codec and not codec.startswith("utf-16"):
+            try:
+                return data.decode(codec), codec
+            except UnicodeDecodeError:
+                pass
+    return decode_text(path, data)
+
+
+def _drafts(blocks: list[Block], title: str) -> tuple[str, list[Draft]]:
+    """Chapters at the shallowest heading level used more than once (else the shallowest used)."""
+    levels = [b.heading for b in blocks if b.heading and not b.boilerplate]
+    repeated = sorted({level for level in levels if levels.count(level) > 1})
+    chapter_level = repeated[0] if repeated else (min(levels) if levels else 0)
+    drafts: list[Draft] = [Draft("")]
+    for block in blocks:
+        if block.heading and block.heading < chapter_level:
+            title = title or block.text
+        elif block.heading and block.heading == chapter_level:
+            drafts.append(Draft(block.text))
+        else:
+            drafts[-1].blocks.append(block)
+    if not drafts[0].blocks:
+        drafts.pop(0)
+    return title, drafts
+
+
+def read_html(path: Path, notes: str = "drop") -> Book:
+    data = path.read_bytes()
+    text, encoding = decode_html(path, data)
+    root = None
+    if path.suffix.lower() == ".xhtml":
+        try:
+            root = parse_xhtml(re.sub(r"^\s*<\?xml[^>]*\?>", "", text).encode("utf-8"))
+        except (etree.XMLSyntaxError, ValueError):
+            root = None  # not well-formed after all: read it as tag soup
+    if root is None:
+        try:
+            root = parse_html(text)
+        except (etree.ParserError, etree.XMLSyntaxError, ValueError) as error:
+            raise BookError(f"{path}: cannot parse the HTML ({error})") from None
+    if root is None:
+        raise BookError(f"{path}: the book has no text to speak")
+    document = extract(root, notes=notes)
+    title, drafts = _drafts(document.blocks, document.title)
+    title = title or title_from_stem(path)
+    return Book(title, build_chapters(drafts, title), encoding=encoding)

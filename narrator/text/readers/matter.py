@@ -1,0 +1,176 @@
+"""Front and back matter: which chapters a listener does not want read, and by which rule.
+
+Every rule returns its name, so the plan log can say why a section was skipped and the user can
+bring it back with ``chapters.include``. Project Gutenberg's header and licence are marked block
+by block, so they are stripped from chapters they share with the story.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+
+from narrator.core.book import Chapter
+from narrator.text.readers.titles import title_key
+from narrator.text.readers.xhtml import Block, Draft
+
+PG_START = re.compile(
+    r"\*{3}\s*START OF (THE|THIS) PROJECT GUTENBERG E-?(BOOK|TEXT)"
+    r"|^\*END\*THE SMALL PRINT!",
+    re.IGNORECASE | re.MULTILINE,
+)
+PG_END = re.compile(
+    r"\*{3}\s*END OF (THE|THIS) PROJECT GUTENBERG E-?(BOOK|TEXT)"
+    r"|^END OF (THE )?PROJECT GUTENBERG('?S)?\b"
+    r"|^(THE )?FULL PROJECT GUTENBERG LICEN[CS]E\b"
+    r"|^START: FULL LICEN[CS]E\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+_CONTENTS_TITLE = re.compile(
+    r"^(table of )?contents?( and illustrations)?$|^toc$|^(list of )?(illustrations|figures|tables)$", re.I
+)
+_ALSO_BY = re.compile(
+    r"^(also by|by the same author|other (books|titles|works) by|books by|more (books )?by|also available)",
+    re.IGNORECASE,
+)
+_MATTER_TITLE = re.compile(
+    r"^(colophon|copyright( page| notice)?|imprint|legal notice|cover( page)?|title ?page|half ?title"
+    r"|about this e-?book|transcriber'?s notes?|uncopyright|(end|foot)?notes|index)$",
+    re.IGNORECASE,
+)
+_MATTER_TYPE_NAMES = """
+    cover titlepage halftitlepage copyright-page colophon imprint toc landmarks page-list loi lot
+    index seriespage other-credits endnotes footnotes rearnotes
+"""
+_MATTER_TYPES = frozenset(_MATTER_TYPE_NAMES.split())
+_SENTENCE_END = re.compile("[.!?\u2026][\"'\u201d\u2019)\\]]*$")
+# A printer's imprint at the end of a book: "_Printed by_ SPOTTISWOODE, BALLANTYNE & CO."
+_PRINTER = re.compile(r"^[\W_]*(made and )?printed( in [\w ]+?)?[\W_]+by(?![a-z])", re.IGNORECASE)
+_COPYRIGHT = re.compile(r"©|\bcopyright\b", re.IGNORECASE)
+_COPYRIGHT_DETAIL = re.compile(
+    r"all rights reserved|\bISBN\b|published by|first published"
+    r"|licen[cs]ed under|licensierad|creative commons",
+    re.IGNORECASE,
+)
+
+
+def mark_gutenberg(drafts: list[Draft]) -> None:
+    """Everything up to Gutenberg's START line, and from its END line or licence on, is boilerplate."""
+    stream = [(d, i) for d in drafts for i in range(-1, len(d.blocks))]  # -1: the chapter title
+
+    def text(item: tuple[Draft, int]) -> str:
+        draft, index = item
+        return draft.title if index < 0 else draft.blocks[index].text
+
+    start = next((n for n, item in enumerate(stream) if PG_START.search(text(item))), None)
+    end = next(
+        (n for n, item in enumerate(stream) if (start is None or n > start) and PG_END.search(text(item))),
+        None,
+    )
+    for n, (draft, index) in enumerate(stream):
+        if index >= 0 and ((start is not None and n <= start) or (end is not None and n >= end)):
+            draft.blocks[index] = replace(draft.blocks[index], boilerplate=True)
+
+
+def word_count(blocks: Iterable[Block]) -> int:
+    return sum(len(b.text.split()) for b in blocks)
+
+
+def matter_rule(draft: Draft, book_title: str = "") -> str:
+    """Why this draft is front or back matter wherever it stands ("" when it is not)."""
+    texts = [b for b in draft.blocks if not b.is_break]
+    if texts and all(b.boilerplate for b in texts):
+        return "Project Gutenberg header or licence"
+    title = draft.title.strip().rstrip(".:")
+    first = texts[0].text if texts else ""
+    if _CONTENTS_TITLE.match(title):
+        return "contents page (by title)"
+    if _MATTER_TITLE.match(title):
+        return f"{title.lower()} (by title)"
+    if _ALSO_BY.match(title) or (not title and _ALSO_BY.match(first)):
+        return "'also by' page"
+    if texts:
+        types = [t for b in texts for t in sorted(_MATTER_TYPES & b.types)[:1]]
+        if len(types) * 2 >= len(texts):
+            return f"epub:type {max(set(types), key=types.count)}"
+    chars = sum(len(b.text) for b in texts)
+    linked = [b for b in texts if b.link_chars]
+    if len(linked) >= 3 and sum(b.link_chars for b in texts) >= 0.6 * chars:
+        return "contents page (mostly links)"
+    # Only a page untitled or named for the book: a section that cites a copyright ("Using Code
+    # Examples") is read.
+    joined = " ".join(b.text for b in texts)
+    named = not title or _same_title(title_key(title), title_key(book_title))
+    if named and word_count(texts) <= 250 and _COPYRIGHT.search(joined) and _COPYRIGHT_DETAIL.search(joined):
+        return "copyright page"
+    return ""
+
+
+def _has_sentences(draft: Draft) -> bool:
+    """Whether the draft has running text: a line set in capitals is a title, even with a stop."""
+    texts = [b.text for b in draft.blocks if b.text and not b.boilerplate and not b.text.isupper()]
+    return any(len(t.split()) >= 4 and _SENTENCE_END.search(t) for t in texts)
+
+
+def _same_title(title: str, book: str) -> bool:
+    """Keys of a page title and the book's: "CANDIDE," is "Candide, ou l'optimisme"."""
+    return min(len(title), len(book)) >= 4 and (book.startswith(title) or book in title)
+
+
+def _is_title_page(draft: Draft, book_title: str, before_story: bool) -> bool:
+    """A cover, title or half-title page: a few words and no sentences.
+
+    Before the first page of sentences any such page is one ("OEUVRES DE VOLTAIRE"); later, only
+    one named for the book ("CANDIDE," again before chapter one) or with a byline.
+    """
+    texts = [b.text for b in draft.blocks if b.text and not b.boilerplate]
+    if not texts or word_count(b for b in draft.blocks if not b.boilerplate) > 60 or _has_sentences(draft):
+        return False
+    title, book = title_key(draft.title), title_key(book_title)
+    byline = any(text.lower().startswith("by ") for text in texts)
+    named = title in ("", "cover", "titlepage", "title") or _same_title(title, book)
+    # Before the story a page of short lines set in capitals is one too ("OEUVRES", "DE", "VOLTAIRE").
+    layout = all(len(text.split()) <= 8 for text in texts) and any(text.isupper() for text in texts)
+    return (before_story and layout) or named or byline
+
+
+def _chapter(draft: Draft, kind: str, skipped_by: str) -> Chapter:
+    blocks = draft.blocks
+    # Boilerplate goes from a chapter it shares with other text; a chapter of nothing else keeps it.
+    if any(b.text and not b.boilerplate for b in blocks):
+        blocks = [b for b in blocks if not b.boilerplate]
+    paragraphs: list[str] = []
+    section_ends: set[int] = set()
+    for block in blocks:
+        if block.is_break:
+            if paragraphs:
+                section_ends.add(len(paragraphs) - 1)
+        elif block.text and not _PRINTER.match(block.text):
+            paragraphs.append(block.text)
+    section_ends.discard(len(paragraphs) - 1)
+    return Chapter(draft.title, tuple(paragraphs), frozenset(section_ends), kind, draft.parents, skipped_by)
+
+
+def build_chapters(drafts: list[Draft], book_title: str) -> tuple[Chapter, ...]:
+    """Classify drafts as body, front or back matter, strip boilerplate from the body, make Chapters.
+
+    A titled page with no text ("Book the First") stays in the body: it titles the chapter after
+    it (see ingest.titled_chapters).
+    """
+    mark_gutenberg(drafts)
+    rules = [
+        matter_rule(d, book_title) if d.title.strip() or any(b.text for b in d.blocks) else "no text"
+        for d in drafts
+    ]
+    story = next((n for n, draft in enumerate(drafts) if not rules[n] and _has_sentences(draft)), len(drafts))
+    for n, draft in enumerate(drafts):
+        if not rules[n] and n != story and _is_title_page(draft, book_title, n < story):
+            rules[n] = "title page"
+    first = next(
+        (n for n, d in enumerate(drafts) if not rules[n] and any(b.text for b in d.blocks)), len(drafts)
+    )
+    return tuple(
+        _chapter(draft, "body" if not rule else "front" if n < first else "back", rule)
+        for n, (draft, rule) in enumerate(zip(drafts, rules, strict=True))
+    )

@@ -1,0 +1,292 @@
+"""Plain text, Project Gutenberg's included: chapters at heading lines, paragraphs at blank lines.
+
+A Gutenberg text is cut at its START and END markers (title, author and language come from the
+header above them), its contents page is skipped, BOOK/PART/VOLUME and ACT headings title the
+chapter or scene after them, and [Illustration: ...] and [Footnote N: ...] blocks are dropped or
+read after their paragraph, as the ``notes`` choice says. Verse keeps its lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from narrator.core.book import Book
+from narrator.text.readers.decode import SCENE_BREAK, clean_text, decode_text, squash
+from narrator.text.readers.matter import PG_END, PG_START, build_chapters
+from narrator.text.readers.titles import CHAPTER_LINE, PART_WORDS, title_from_stem, title_key
+from narrator.text.readers.xhtml import Block, Draft
+
+#: Verse lines are at most this long; prose wrapped for print runs to 60-75 characters.
+VERSE_LINE_CHARS = 50
+#: Longest line that can be a heading.
+HEADING_CHARS = 80
+_VERSE_LINE_START = re.compile(r"^[\"'\u2018\u201c(]?[A-Z]")
+_CONTENTS_LINE = re.compile(r"^\s*(table of )?contents( and illustrations)?\.?\s*$", re.IGNORECASE)
+_PAGE_NUMBER = re.compile(r"[\s._]*(_?page_?)?[\s.]*\d+\s*$", re.IGNORECASE)
+#: Project Gutenberg sets a heading off by four blank lines before it (two before a sub-heading).
+HEADING_BLANKS = 3
+_NAMED_HEADING = re.compile(
+    r"^\s*(preface|introduction|prologue|epilogue|foreword|afterword|induction|appendix|conclusion"
+    r"|dramatis person(ae|æ)|persons represented|the persons of the play)[.:]?\s*$",
+    re.IGNORECASE,
+)
+# Wilde's "FIRST ACT", beside Shakespeare's "ACT I".
+_ORDINAL_DIVISION = re.compile(
+    r"^\s*(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last)\s+(act|part|book)\.?\s*$",
+    re.IGNORECASE,
+)
+_ILLUSTRATION = re.compile(r"\[Illustration(?:[:.]\s*(?P<caption>[^\]]*))?\]", re.IGNORECASE)
+_FOOTNOTE = re.compile(
+    r"^\[Footnote\s+(?P<label>[^:\]\s]+)\s*:\s*(?P<text>.*)\]\s*$", re.IGNORECASE | re.DOTALL
+)
+_NOTE_MARK = re.compile(r"\[(?P<label>[0-9]{1,3}|[A-Z]|[*†‡])\]")
+_HEADER_FIELD = re.compile(r"^(Title|Author|Language):[ \t]*(.+)$", re.MULTILINE)
+_PRODUCED_BY = re.compile(
+    r"^(produced by|e-?text prepared by|transcribed from|this e-?text was (prepared|produced) by)\b", re.I
+)
+#: This many headings in a row with nothing under them are a list ("THE SCENES OF THE PLAY").
+HEADING_LIST = 3
+# Gutenberg names the language in English; the tags narrator's segmenter and voices go by.
+_LANGUAGE_NAMES = {
+    "english": "en", "french": "fr", "german": "de", "spanish": "es", "italian": "it", "portuguese": "pt",
+    "dutch": "nl", "swedish": "sv", "finnish": "fi", "danish": "da", "norwegian": "no", "latin": "la",
+    "esperanto": "eo", "polish": "pl", "russian": "ru", "greek": "el", "chinese": "zh", "japanese": "ja",
+    "hungarian": "hu", "czech": "cs", "catalan": "ca", "tagalog": "tl", "icelandic": "is", "welsh": "cy",
+}  # fmt: skip
+#: How a caption read aloud begins.
+CAPTION = "Illustration: "
+# Marks the line an illustration stood on; never in real text (a private-use character).
+_FIGURE = "\ue001"
+
+
+def _is_verse(raw_lines: list[str]) -> bool:
+    """Two or more lines, all indented, or all short and capitalised as verse is printed.
+
+    Short lines that each end a sentence read the same either way, so they stay prose.
+    """
+    if len(raw_lines) < 2:
+        return False
+    if all(line.startswith(("  ", "\t")) for line in raw_lines):
+        return True
+    stripped = [line.strip() for line in raw_lines]
+    return all(
+        len(line) <= VERSE_LINE_CHARS and _VERSE_LINE_START.match(line) for line in stripped
+    ) and not all(line.endswith((".", "!", "?")) for line in stripped)
+
+
+def _paragraph(raw_lines: list[str]) -> str:
+    if _is_verse(raw_lines):
+        return "\n".join(squash(line) for line in raw_lines)
+    return squash(" ".join(raw_lines))
+
+
+def _heading(line: str) -> re.Match[str] | None:
+    """A line that starts a chapter (or a part, act or scene), if it is one."""
+    if len(line) > HEADING_CHARS:
+        return None
+    return CHAPTER_LINE.match(line) or _NAMED_HEADING.match(line) or _ORDINAL_DIVISION.match(line)
+
+
+def _is_part(heading: re.Match[str]) -> bool:
+    return heading.re is _ORDINAL_DIVISION or (
+        heading.re is CHAPTER_LINE and heading.group(1).lower() in PART_WORDS
+    )
+
+
+def _entry_key(line: str) -> str:
+    """What a contents line and the heading it lists share: "chapter i", or the title's letters."""
+    heading = CHAPTER_LINE.match(line)
+    if heading:
+        return f"{heading.group(1).lower()} {heading.group(3).lower()}"
+    key = title_key(_PAGE_NUMBER.sub("", line))
+    return "" if key == "page" else key
+
+
+def _is_prose(block: list[str]) -> bool:
+    """Lines of running text: long on average, and not ending in page numbers as contents lines do."""
+    lines = [line.strip() for line in block if line.strip()]
+    numbered = sum(1 for line in lines if line[-1:].isdigit())
+    return len(lines) >= 2 and sum(map(len, lines)) / len(lines) >= 50 and numbered * 2 < len(lines)
+
+
+def _without_contents(lines: list[str]) -> list[str]:
+    """The text without its contents page: from "CONTENTS" to where its first entry comes again,
+    or to the first paragraph of running text, whichever comes first."""
+    start = next((n for n, line in enumerate(lines) if _CONTENTS_LINE.match(line)), None)
+    if start is None:
+        return lines
+    first = next((n for n in range(start + 1, len(lines)) if _entry_key(lines[n].strip())), None)
+    if first is None:
+        return lines
+    key = _entry_key(lines[first].strip())
+    end = first + 1
+    while end < len(lines) and _entry_key(lines[end].strip()) != key:
+        if not lines[end].strip() and _is_prose(_block_at(lines, end + 1)):
+            break
+        end += 1
+    return lines if end >= len(lines) else lines[:start] + lines[end:]
+
+
+def _block_at(lines: list[str], start: int) -> list[str]:
+    """The lines of the block that starts at ``start`` (up to the next blank line)."""
+    block = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        block.append(line)
+    return block
+
+
+@dataclass
+class _Notes:
+    """Illustration captions and footnotes, dropped or read after the paragraph they belong to."""
+
+    read: bool
+    footnotes: dict[str, str] = field(default_factory=dict)
+
+    def captions(self, text: str) -> str:
+        """The text with each illustration (which may span blocks) made one line of its own.
+
+        The line stands where the illustration stood, so the blank lines around it, by which
+        headings are found, stay as they were; the block loop drops it or reads its caption.
+        """
+        return _ILLUSTRATION.sub(lambda m: _FIGURE + squash(m["caption"] or ""), text)
+
+    def caption(self, block: str) -> str:
+        """What an illustration's block says: nothing, or its caption."""
+        words = block.strip().removeprefix(_FIGURE)
+        return f"{CAPTION}{words}" if self.read and words else ""
+
+    def after(self, paragraph: str) -> tuple[str, list[str]]:
+        """A paragraph without its footnote markers, and the footnotes to read after it."""
+        labels = [m["label"] for m in _NOTE_MARK.finditer(paragraph) if m["label"] in self.footnotes]
+        if not labels:
+            return paragraph, []
+        text = squash(_NOTE_MARK.sub(lambda m: "" if m["label"] in self.footnotes else m.group(), paragraph))
+        notes = [f"Footnote: {self.footnotes[label]}" for label in labels] if self.read else []
+        return text, notes
+
+
+def _header(text: str) -> dict[str, str]:
+    """Title, Author and Language from a Gutenberg header (the text before its START marker)."""
+    start = PG_START.search(text)
+    if start is None:
+        return {}
+    return {m.group(1).lower(): squash(m.group(2)) for m in _HEADER_FIELD.finditer(text, 0, start.start())}
+
+
+def _body(text: str) -> str:
+    """The text between Gutenberg's START and END markers (all of it for other texts)."""
+    start = PG_START.search(text)
+    if start is not None:
+        text = text[text.find("\n", start.end()) + 1 :] if "\n" in text[start.end() :] else ""
+    end = PG_END.search(text)
+    return text[: end.start()] if end is not None else text
+
+
+def _blocks(text: str) -> list[tuple[int, str]]:
+    """Blocks of text between blank lines, each with the number of blank lines before it."""
+    parts = re.split(r"(\n(?:[ \t]*\n)+)", "\n\n" + text)
+    return [(parts[n - 1].count("\n") - 1, parts[n]) for n in range(2, len(parts), 2) if parts[n].strip()]
+
+
+def _spaced_heading(raw_lines: list[str], blanks: int) -> bool:
+    """A short block set off by Gutenberg's blank lines: "THE MERMAID OF ZENNOR", "INTRODUCTION."."""
+    return (
+        blanks >= HEADING_BLANKS
+        and len(raw_lines) <= 2
+        and all(len(line.strip()) <= HEADING_CHARS for line in raw_lines)
+        and not raw_lines[0].lstrip().startswith("[")
+        and not raw_lines[-1].rstrip().endswith((",", ";", ":"))
+    )
+
+
+def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
+    text = clean_text(text)
+    header = _header(text)
+    note_choice = _Notes(read=notes == "read")
+    body = note_choice.captions("\n".join(_without_contents(_body(text).split("\n"))))
+    blocks = _blocks(body)
+    for _, block in blocks:
+        if footnote := _FOOTNOTE.match(block.strip()):
+            note_choice.footnotes[footnote["label"]] = squash(footnote["text"])
+    drafts: list[Draft] = [Draft("")]
+    note_depth = 0
+    for number, (blanks, block) in enumerate(blocks):
+        opening = block.strip()
+        if (number < 3 and opening.startswith("[")) or note_depth:
+            # A transcriber's note may run over several blocks, with brackets of its own inside.
+            note_depth += opening.count("[") - opening.count("]")
+            continue
+        if number < 3 and _PRODUCED_BY.match(opening):
+            continue  # the transcriber's credit
+        if _FOOTNOTE.match(opening):
+            continue
+        if opening.startswith(_FIGURE):
+            drafts[-1].blocks += [Block(text) for text in [note_choice.caption(opening)] if text]
+            continue
+        raw_lines = [line.rstrip() for line in block.split("\n") if line.strip()]
+        if len(raw_lines) == 1 and SCENE_BREAK.match(raw_lines[0]):
+            drafts[-1].blocks.append(Block(is_break=True))
+            continue
+        if len(raw_lines) >= 3 and all(_heading(line.strip()) for line in raw_lines):
+            continue  # a list of acts or chapters: contents, not story
+        heading = _heading(raw_lines[0].strip()) if raw_lines else None
+        if heading or (raw_lines and _spaced_heading(raw_lines, blanks)):
+            # Gutenberg style: "CHAPTER I." with the chapter's name on the next line.
+            title_lines, rest = [raw_lines[0].strip()], raw_lines[1:]
+            named = heading is not None and heading.re is CHAPTER_LINE and heading.group(4)
+            if not named and rest and len(rest[0].strip()) <= HEADING_CHARS:
+                title_lines, rest = [*title_lines, rest[0].strip()], rest[1:]
+            drafts.append(Draft(". ".join(t.rstrip(".") for t in title_lines)))
+            raw_lines = rest
+        elif _is_subtitle(drafts[-1], raw_lines, [b for _, b in blocks[number + 1 : number + 2]]):
+            drafts[-1].title = f"{drafts[-1].title.rstrip('.')}. {raw_lines[0].strip()}"
+            continue
+        if raw_lines:
+            paragraph, footnotes = note_choice.after(_paragraph(raw_lines))
+            drafts[-1].blocks += [Block(text) for text in (paragraph, *footnotes) if text]
+    drafts = _without_heading_lists(drafts)
+    book_title = header.get("title") or title
+    language = _LANGUAGE_NAMES.get(header.get("language", "").split(",")[0].strip().lower(), "en")
+    authors = tuple(a.strip() for a in re.split(r"\s+and\s+|;", header.get("author", "")) if a.strip())
+    return Book(book_title, build_chapters(drafts, book_title), authors=authors, language=language)
+
+
+def _without_heading_lists(drafts: list[Draft]) -> list[Draft]:
+    """Drop runs of headings with nothing under them: a list of acts or stories, not a hierarchy.
+
+    The text under the last heading of such a run goes back to the draft before it.
+    """
+    kept: list[Draft] = []
+    run: list[Draft] = []
+    for draft in drafts:
+        if not draft.blocks:
+            run.append(draft)
+            continue
+        if len(run) >= HEADING_LIST:
+            if kept:
+                kept[-1].blocks += draft.blocks
+            else:
+                kept.append(Draft("", draft.blocks))
+        else:
+            kept += [*run, draft]
+        run = []
+    return kept + run
+
+
+def _is_subtitle(draft: Draft, raw_lines: list[str], following: list[str]) -> bool:
+    """A short line right under a part heading, before the next heading: "RECALLED TO LIFE"."""
+    if draft.blocks or len(raw_lines) != 1 or not following:
+        return False
+    heading = _heading(draft.title.split(". ")[0])
+    line = raw_lines[0].strip()
+    next_heading = _heading(following[0].strip().split("\n")[0])
+    return bool(heading and _is_part(heading) and len(line) <= 60 and next_heading)
+
+
+def read_txt(path: Path, notes: str = "drop") -> Book:
+    text, encoding = decode_text(path, path.read_bytes())
+    return replace(parse_txt(text, title_from_stem(path), notes), encoding=encoding)

@@ -1,0 +1,378 @@
+"""(X)HTML to paragraphs, shared by the EPUB and HTML readers.
+
+A document becomes a flat list of blocks (paragraphs, headings, scene breaks) with the position of
+every id in it, so that a table of contents can cut one document into several chapters. Verse keeps
+its lines ("\\n" between them) inside poem-like containers; footnote markers, images, scripts and
+styles say nothing. Project Gutenberg's header and licence are marked, so the chapters made of them
+are classified as front or back matter and stripped from chapters they share with the story.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html.entities import name2codepoint
+
+import lxml.html
+from lxml import etree
+
+from narrator.text.readers.decode import SCENE_BREAK, clean_text, squash
+from narrator.text.readers.titles import CHAPTER_LINE, title_key
+
+_EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
+# Parsers that never fetch anything: no DTD, no external (or internal) entity expansion, no network.
+XML_PARSER = etree.XMLParser(
+    resolve_entities=False,
+    no_network=True,
+    load_dtd=False,
+    huge_tree=False,
+    remove_comments=True,
+    remove_pis=True,
+)
+# libxml2's HTML parser ignores a DOCTYPE's internal subset, so it has no entities to expand at all.
+HTML_PARSER = lxml.html.HTMLParser(no_network=True, huge_tree=False, remove_comments=True, remove_pis=True)
+
+_BLOCK_NAMES = """
+    address article aside blockquote body caption center dd details dialog dir div dl dt fieldset
+    figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr html legend li main menu nav ol
+    p pre section summary table tbody tfoot thead tr ul
+"""
+BLOCK_TAGS = frozenset(_BLOCK_NAMES.split())
+_DROP_NAMES = """
+    head title script style template noscript svg object embed iframe audio video canvas map button
+    input select textarea rt rp meta link
+"""
+_DROP_TAGS = frozenset(_DROP_NAMES.split())
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+# Stands for a line break inside verse while the text is assembled; never in real text.
+_LINE = "\ue000"
+# Class names and epub:type values of verse: "poem", "stanza", Standard Ebooks' "z3998:verse".
+_POEM_TOKEN = re.compile(
+    r"(^|[-_:])(poem|poems|poetry|verse|verses|stanza|stanzas|lyrics?|song|hymn|lg)($|[-_\d])"
+)
+# Printed line numbers ("lnum", "linenum", "line-number") are for the eye, not the ear.
+_LINE_NUMBER_CLASS = re.compile(r"^(lnum|linenum|line-?num(ber)?|verse-?num(ber)?|stanza-?num(ber)?)$")
+# A paragraph of nothing but a number is a stanza or page number.
+_NUMBER_ONLY = re.compile(r"^\s*[\[(]?\d{1,4}[.)\]]?\s*$")
+_BOILERPLATE_TOKEN = re.compile(r"^(pg-?(header|footer|boilerplate|start-separator|end-separator))$")
+_BOILERPLATE_ID = re.compile(r"^(pg-(header|footer)|project-gutenberg-license)")
+_CODE_CLASS = re.compile(r"code|program|source|listing|console|shell|screen|syntax|highlight")
+_NOTE_TYPES = frozenset({"footnote", "endnote", "rearnote", "note"})
+_NOTE_CLASS = re.compile(r"footnote|noteref|fnref")
+_NOTE_MARK = re.compile(r"^\s*(\[\s*\d+\s*\]|\(\s*\d+\s*\)|[*†‡§¶]+)\s*$")
+_NO_LETTERS = re.compile(r"^[\W\d_]+$")
+
+
+@dataclass(slots=True)
+class Block:
+    """One paragraph (or heading, or scene break) of a document, with what we know about it."""
+
+    text: str = ""
+    #: 1-6 for a heading, 0 otherwise.
+    heading: int = 0
+    #: A scene break (<hr/> or a row of asterisks); has no text.
+    is_break: bool = False
+    #: Inside Project Gutenberg's header or footer (by id/class), or before/after its markers.
+    boilerplate: bool = False
+    #: epub:type and role tokens of the block and its ancestors ("toc", "titlepage", ...).
+    types: frozenset[str] = frozenset()
+    #: Characters of the text that are inside links; a contents page is mostly links.
+    link_chars: int = 0
+
+
+@dataclass(slots=True)
+class Document:
+    blocks: list[Block]
+    #: id -> index of the first block at or after the element with that id.
+    anchors: dict[str, int]
+    #: Text of <title>, if any.
+    title: str = ""
+
+
+@dataclass(slots=True)
+class Draft:
+    """A chapter before classification: its title and blocks."""
+
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+    #: Titles of the table-of-contents entries above this one, outermost first.
+    parents: tuple[str, ...] = ()
+
+
+def parse_xhtml(data: bytes) -> etree._Element:
+    """Parse XHTML bytes with the hardened parser; raises etree.XMLSyntaxError when malformed.
+
+    HTML's named entities (&nbsp;, &mdash;, ...) need a DTD that is never loaded; they are turned
+    into character references first, so that documents using them still parse.
+    """
+
+    def numeric(match: re.Match[bytes]) -> bytes:
+        name = match.group(1).decode("ascii")
+        if name in ("amp", "lt", "gt", "quot", "apos") or name not in name2codepoint:
+            return match.group(0)
+        return b"&#%d;" % name2codepoint[name]
+
+    data = re.sub(rb"&([A-Za-z][A-Za-z0-9]{1,31});", numeric, data)
+    root = etree.fromstring(data, XML_PARSER)
+    if root is None:
+        raise etree.XMLSyntaxError("empty document", None, 0, 0)
+    return root
+
+
+def parse_html(text: str) -> etree._Element | None:
+    """Parse tag-soup HTML from text; None when there is nothing to parse."""
+    # lxml refuses text that still declares its encoding; the text is decoded already.
+    text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)
+    if not text.strip():
+        return None
+    return etree.fromstring(text, HTML_PARSER)
+
+
+def tag_of(node: object) -> str:
+    """Lower-case local name of an element; "" for comments, entities and the like."""
+    tag = getattr(node, "tag", None)
+    if not isinstance(tag, str):
+        return ""
+    return tag.rsplit("}", 1)[-1].lower()
+
+
+def types_of(element: etree._Element) -> set[str]:
+    """epub:type and ARIA role tokens ("doc-toc" counts as "toc")."""
+    raw = f"{element.get(_EPUB_TYPE, '')} {element.get('epub:type', '')} {element.get('role', '')}"
+    return {token.removeprefix("doc-") for token in raw.lower().split()}
+
+
+def _entity_text(node: etree._Entity) -> str:
+    """An entity left unexpanded: an HTML named entity becomes its character; anything else, nothing."""
+    code = name2codepoint.get(node.name)
+    return chr(code) if code else ""
+
+
+def text_of(element: etree._Element) -> str:
+    """All the text inside an element, squashed, with unexpanded entities handled safely."""
+    parts: list[str] = []
+
+    def walk(node: etree._Element) -> None:
+        if node.text:
+            parts.append(node.text)
+        for child in node:
+            if isinstance(child, etree._Entity):
+                parts.append(_entity_text(child))
+            elif tag_of(child) not in ("script", "style"):
+                walk(child)
+            if child.tail:
+                parts.append(child.tail)
+
+    walk(element)
+    return squash(clean_text("".join(parts)))
+
+
+def _classes(element: etree._Element) -> list[str]:
+    return element.get("class", "").lower().split()
+
+
+def _is_code(element: etree._Element) -> bool:
+    """A <pre> of program code or markup (never read), not of verse."""
+    if any(tag_of(node) in ("code", "samp", "kbd") for node in element.iterdescendants()):
+        return True
+    if any(_CODE_CLASS.search(name) for name in _classes(element)):
+        return True
+    return bool(re.search(r"<[A-Za-z/!?]|[{};]\s*$|^\s*[$#>] ", text_of(element), re.MULTILINE))
+
+
+def _is_poem(element: etree._Element) -> bool:
+    tokens = [*_classes(element), *types_of(element)]
+    return tag_of(element) == "pre" or any(_POEM_TOKEN.search(token) for token in tokens)
+
+
+def _is_boilerplate(element: etree._Element) -> bool:
+    if _BOILERPLATE_ID.match(element.get("id", "").lower()):
+        return True
+    return any(_BOILERPLATE_TOKEN.match(token) for token in _classes(element))
+
+
+def _is_note_marker(element: etree._Element, tag: str) -> bool:
+    """A footnote reference: it points at a note and says nothing worth hearing."""
+    if tag == "a":
+        if types_of(element) & {"noteref", "footnote", "endnote"}:
+            return True
+        if _NOTE_CLASS.search(element.get("class", "").lower()):
+            return True
+        return bool(element.get("href")) and bool(_NOTE_MARK.match(text_of(element)))
+    if tag == "sup":
+        text = text_of(element)
+        return bool(text) and bool(_NO_LETTERS.match(text))
+    return False
+
+
+def _is_line(element: etree._Element) -> bool:
+    """Inside verse, a block with no blocks or <br/> inside it is one line of a stanza."""
+    return not any(tag_of(node) in BLOCK_TAGS or tag_of(node) == "br" for node in element.iterdescendants())
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    poem: bool = False
+    #: Inside <pre>: the line ends in the source are the lines of the text.
+    pre: bool = False
+    boilerplate: bool = False
+    types: frozenset[str] = frozenset()
+    heading: int = 0
+
+
+class _Extractor:
+    def __init__(self, alt_text: bool, notes: str) -> None:
+        self.alt_text = alt_text
+        self.drop_notes = notes == "drop"
+        self.blocks: list[Block] = []
+        self.anchors: dict[str, int] = {}
+        self.buffer: list[str] = []
+        self.link_chars = 0
+
+    def add_text(self, text: str | None, in_link: bool, context: _Context) -> None:
+        if not text:
+            return
+        text = text.replace(_LINE, " ")
+        if context.pre and not context.heading:
+            text = text.replace("\n", _LINE)
+        self.buffer.append(text)
+        if in_link:
+            self.link_chars += len(squash(text))
+
+    def flush(self, context: _Context) -> None:
+        raw, self.buffer = "".join(self.buffer), []
+        link_chars, self.link_chars = self.link_chars, 0
+        raw = clean_text(raw)
+        if not raw.strip():
+            return
+        common = {"boilerplate": context.boilerplate, "types": context.types}
+        if context.heading:
+            self.blocks.append(Block(squash(raw.replace(_LINE, " ")), context.heading, **common))
+            return
+        stanzas: list[list[str]] = [[]]
+        for raw_line in raw.split(_LINE):
+            line = squash(raw_line)
+            if line:
+                stanzas[-1].append(line)
+            elif stanzas[-1]:
+                stanzas.append([])
+        for numbered in stanzas:
+            lines = [line for line in numbered if not _NUMBER_ONLY.match(line)]
+            if not lines:
+                continue
+            text = "\n".join(lines)
+            if SCENE_BREAK.match(text):
+                self.blocks.append(Block(is_break=True, **common))
+            else:
+                share = min(link_chars, len(text)) if len(stanzas) == 1 else 0
+                self.blocks.append(Block(text, link_chars=share, **common))
+
+    def anchor(self, element: etree._Element, tag: str) -> None:
+        for key in ("id", "name") if tag == "a" else ("id",):
+            value = element.get(key)
+            if value and value not in self.anchors:
+                self.anchors[value] = len(self.blocks)
+
+    def walk(self, element: etree._Element, context: _Context, in_link: bool) -> None:
+        """Add one element's text (not its tail) to the blocks."""
+        tag = tag_of(element)
+        if tag in _DROP_TAGS or _is_note_marker(element, tag):
+            return
+        if any(_LINE_NUMBER_CLASS.match(name) for name in _classes(element)):
+            return
+        if self.drop_notes and (tag == "figcaption" or types_of(element) & _NOTE_TYPES):
+            return
+        if tag == "pre" and _is_code(element):
+            return
+        if "pagebreak" in types_of(element):
+            return
+        block = tag in BLOCK_TAGS
+        line = block and context.poem and tag not in _HEADINGS and _is_line(element)
+        if block and not line:
+            self.flush(context)
+        self.anchor(element, tag)
+        if tag == "hr":
+            self.blocks.append(Block(is_break=True, boilerplate=context.boilerplate, types=context.types))
+            return
+        if tag == "br":
+            self.buffer.append(_LINE if context.poem and not context.heading else " ")
+            return
+        if tag == "img":
+            if self.alt_text and element.get("alt", "").strip():
+                self.buffer.append(f" {element.get('alt')} ")
+            return
+        inner = context
+        if block or tag == "span":
+            extra = types_of(element)
+            inner = _Context(
+                poem=context.poem or _is_poem(element),
+                pre=context.pre or tag == "pre",
+                boilerplate=context.boilerplate or _is_boilerplate(element),
+                types=context.types | extra if extra else context.types,
+                heading=_HEADINGS.get(tag, context.heading),
+            )
+        in_link = in_link or (tag == "a" and bool(element.get("href")))
+        self.add_text(element.text, in_link, inner)
+        for child in element:
+            if isinstance(child, etree._Entity):
+                self.add_text(_entity_text(child), in_link, inner)
+            elif tag_of(child):
+                self.walk(child, inner, in_link)
+            self.add_text(child.tail, in_link, inner)
+        if tag in ("td", "th"):
+            self.buffer.append(" ")
+        if line:
+            self.buffer.append(_LINE)
+        elif block:
+            self.flush(inner)
+
+
+def extract(root: etree._Element, alt_text: bool = False, notes: str = "drop") -> Document:
+    """Blocks and anchors of a parsed (X)HTML document; image alt text only when alt_text is set.
+
+    Footnotes, endnotes and figure captions are read where they stand when ``notes`` is "read".
+    """
+    title = ""
+    for element in root.iter():
+        if tag_of(element) == "title":
+            title = text_of(element)
+            break
+    body = next((e for e in root.iter() if tag_of(e) == "body"), root)
+    extractor = _Extractor(alt_text, notes)
+    extractor.walk(body, _Context(), in_link=False)
+    extractor.flush(_Context())
+    return Document(extractor.blocks, extractor.anchors, title)
+
+
+# --- chapter titles ---------------------------------------------------------------------------
+
+
+def take_title(blocks: list[Block], toc_title: str | None) -> tuple[str, list[Block]]:
+    """The chapter's title, and its blocks without the heading that gave it.
+
+    With a title from the table of contents, the leading heading(s) are dropped only when they say
+    the same (one heading, or "CHAPTER I." + "Down the Rabbit-Hole"). With none, the first heading
+    is the title (joined with the next one when it is only "Chapter N").
+    """
+    start = 0
+    while start < len(blocks) and blocks[start].is_break:
+        start += 1
+    leading = []
+    for block in blocks[start : start + 3]:
+        if not block.heading:
+            break
+        leading.append(block)
+    if toc_title:
+        wanted = title_key(toc_title)
+        for count in range(1, len(leading) + 1):
+            joined = " ".join(b.text for b in leading[:count])
+            if title_key(joined) == wanted:
+                return toc_title, blocks[start + count :]
+        return toc_title, blocks
+    if not leading:
+        return "", blocks
+    count = 1
+    heading = CHAPTER_LINE.match(leading[0].text)
+    if heading and not heading.group(4) and len(leading) > 1 and len(leading[1].text) <= 80:
+        count = 2
+    return " ".join(b.text for b in leading[:count]), blocks[start + count :]

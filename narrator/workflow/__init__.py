@@ -1,0 +1,1 @@
+"""Everything that touches Snakemake: parse-time bootstrap, rule bodies, patches of its internals."""
