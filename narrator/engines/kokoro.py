@@ -55,7 +55,7 @@ def _file(options: Mapping[str, Any], key: str, official: str) -> Path:
     path = Path(value).expanduser()
     if not path.is_file():
         raise EngineError(
-            f"kokoro {key} not found: {path}; the README's Kokoro section says where to get {official}"
+            f"kokoro {key} not found: {path}; docs/engines.md (Kokoro) says where to get {official}"
         )
     return path
 

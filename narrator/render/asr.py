@@ -8,7 +8,7 @@ rungs." -> "The latter had 19 runs."), so a score is a tolerance, not equality: 
 normalized the same way (numbers spelt out by narrator.text.normalize, case, punctuation,
 contractions, British spellings folded to American) and compared letter by letter, with checks
 for a missing tail (truncated audio, in letters) and a repeated phrase (a looping voice, in words).
-The limits below were measured on correct audio (bench/asr.py; README "Hearing every segment").
+The limits below were measured on correct audio (bench/asr.py; docs/asr.md).
 """
 
 from __future__ import annotations
