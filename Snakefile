@@ -1,6 +1,7 @@
 # narrator: book in, audiobook out. Plan (checkpoint) -> render one job per segment -> assemble
 # the master WAV -> package (M4B, chapter files, subtitles).
 import logging
+import sys
 from pathlib import Path
 
 from snakemake.utils import min_version

@@ -17,7 +17,9 @@ from __future__ import annotations
 import functools
 import math
 from array import array
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from pyloudnorm.iirfilter import IIRfilter
@@ -208,6 +210,12 @@ class LoudnessTarget:
 
     target: float = -18.0
     true_peak: float = -1.5
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> LoudnessTarget:
+        """The config's loudness keys."""
+        loudness = config["loudness"]
+        return cls(target=float(loudness["target"]), true_peak=float(loudness["true_peak"]))
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from narrator.core.errors import UserError
 from narrator.core.language import iso639_2
@@ -34,6 +36,21 @@ class PackageSettings:
     year: str = ""
     #: A cover image overriding the book's own; empty for the book's own, if any.
     cover: str = ""
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> PackageSettings:
+        """The packaging keys of the validated workflow config."""
+        encode = config["encode"]
+        return cls(
+            ffmpeg=config["ffmpeg"],
+            m4b_bitrate=encode["m4b_bitrate"],
+            m4b_aac_coder=encode["m4b_aac_coder"],
+            faststart=encode["faststart"],
+            chapter_format=encode["chapter_format"],
+            chapter_bitrate=encode["chapter_bitrate"],
+            year=str(config["year"] or ""),
+            cover=config["cover"] or "",
+        )
 
 
 @dataclass(frozen=True)

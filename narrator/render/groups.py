@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from narrator.core.catalog import Row, read_catalog, wav_file
 from narrator.core.pace import count_words
@@ -40,6 +41,12 @@ class GroupSizing:
     #: Most segments in one group, whatever their render time (espeak renders hours of book in 10
     #: minutes, and every member is a Snakemake job the submission must schedule).
     max_segments: int
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> GroupSizing:
+        """The config's render_groups keys."""
+        groups = config["render_groups"]
+        return cls(minutes=float(groups["minutes"]), max_segments=int(groups["max_segments"]))
 
 
 @dataclass(frozen=True)

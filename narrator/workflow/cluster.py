@@ -1,13 +1,22 @@
-"""Snakemake 9.27.1 workarounds that make grouped render jobs work on a cluster.
+"""Snakemake 9 workarounds that make grouped render jobs work on a cluster.
 
 They reach into Snakemake internals (workflow.execute, DAG.update_groups,
-workflow.parent_groupids); tests/test_cluster.py and tests/test_groups.py fail if an upgrade
-breaks them.
+workflow.parent_groupids), each checked first by narrator.workflow.snakemake_internals.internal,
+which refuses a Snakemake where they changed.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from narrator.workflow.snakemake_internals import (
+    SUPPORTED,
+    SnakemakeVersionError,
+    internal,
+    patched,
+    replace,
+    running_version,
+)
 
 
 def run_cluster_job_in_this_process(workflow: Any) -> None:
@@ -20,10 +29,11 @@ def run_cluster_job_in_this_process(workflow: Any) -> None:
     the job's members run as threads of this process (one engine load per group), the group's
     --cores bounding how many at once. Both settings are read when execution starts, after the
     Snakefile is parsed (execution_settings is still None then), so they are set at that moment.
+    The fix to offer upstream: pass --force-use-threads on to the jobs of a group submission.
     """
     from snakemake_interface_executor_plugins.registry import ExecutorPluginRegistry
 
-    execute = workflow.execute
+    execute = internal(workflow, "execute", ("executor_plugin", "executor_settings"))
 
     def execute_here(*args: Any, **kwargs: Any) -> Any:
         if kwargs["executor_plugin"].name == "slurm-jobstep":
@@ -40,34 +50,40 @@ def run_cluster_job_in_this_process(workflow: Any) -> None:
 def keep_group_components_on_restart() -> None:
     """Rebuild render groups from scratch each time Snakemake regroups its jobs.
 
-    Snakemake 9.27.1 caches group jobs by their initial members, and group-components merges
+    Snakemake 9 caches group jobs by their initial members, and group-components merges
     jobs into those cached objects. A run that starts with the catalog already planned (every
     restart) regroups twice, gets the merged objects back and builds wrong groups: one job
     holding all pending segments beside the 25-segment ones, the same segments submitted twice,
     and an early exit 0 without the book (snakemake/snakemake#1217, #1628). An empty cache makes
-    each regrouping start from the jobs themselves.
+    each regrouping start from the jobs themselves. The fix to offer upstream: key the group job
+    cache by the final members, or clear it in DAG.update_groups as here.
     """
     from snakemake.dag import DAG
 
-    if getattr(DAG.update_groups, "narrator_fresh_groups", False):
+    update_groups = internal(DAG, "update_groups", ("self",))
+    if patched(update_groups):
         return
-    update_groups = DAG.update_groups
 
     def update_groups_afresh(self: DAG) -> Any:
         self.group_job_factory.cache.clear()
         return update_groups(self)
 
-    update_groups_afresh.narrator_fresh_groups = True
-    DAG.update_groups = update_groups_afresh
+    replace(DAG, "update_groups", update_groups_afresh)
 
 
 def render_group(workflow: Any, name: str) -> str:
     """``name``, declared a part of the group "render" so group-components render=N applies to it.
 
-    Snakemake 9.27.1 looks a group's components up under its parent's name, and records the
+    Snakemake 9 looks a group's components up under its parent's name, and records the
     parent only for a group named with wildcards (render-{book}), not for one a function names.
     Render groups are named by a function (narrator/render/groups.py), so without this the profiles'
     group-components would not apply and every segment would be a submission of its own.
+    The fix to offer upstream: record the parent of a group named by a function too.
     """
+    if not isinstance(getattr(workflow, "parent_groupids", None), dict):
+        raise SnakemakeVersionError(
+            f"Snakemake {running_version()}: workflow.parent_groupids is not the dict narrator's "
+            f"render groups need; use Snakemake {SUPPORTED}"
+        )
     workflow.parent_groupids[name] = "render"
     return name

@@ -1,8 +1,8 @@
-"""Snakemake 9.27.1 workarounds that keep its scheduler's work per segment small on a long book.
+"""Snakemake 9 workarounds that keep its scheduler's work per segment small on a long book.
 
 They reach into Snakemake internals (JobScheduler._schedule_reevalutation, spelled as Snakemake
-spells it, and JobScheduler.remaining_jobs); tests/test_scheduling.py fails if an upgrade renames
-or removes them.
+spells it, and JobScheduler.remaining_jobs), each checked first by
+narrator.workflow.snakemake_internals.internal, which refuses a Snakemake where they changed.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+from narrator.workflow.snakemake_internals import internal, job_scheduler_class, patched, replace
 
 
 def coalesce_reevaluations() -> None:
@@ -24,10 +26,11 @@ def coalesce_reevaluations() -> None:
     upstream is snakemake/snakemake#3804 ("forkbombing itself"). One pending re-evaluation
     suffices: the round it starts re-checks every ready job and the rate limit, and asks again if
     it still has to wait. A request due earlier than the pending one still gets its own timer.
+    The fix to offer upstream is this one, in JobScheduler._schedule_reevalutation itself.
     """
-    from snakemake.scheduling.job_scheduler import JobScheduler
-
-    if getattr(JobScheduler._schedule_reevalutation, "narrator_coalesced", False):
+    JobScheduler = job_scheduler_class()
+    scheduled = internal(JobScheduler, "_schedule_reevalutation", ("self", "delay"))
+    if patched(scheduled):
         return
 
     def schedule_one_reevaluation(self: Any, delay: float) -> None:
@@ -42,8 +45,7 @@ def coalesce_reevaluations() -> None:
         timer.daemon = True
         timer.start()
 
-    schedule_one_reevaluation.narrator_coalesced = True
-    JobScheduler._schedule_reevalutation = schedule_one_reevaluation
+    replace(JobScheduler, "_schedule_reevalutation", schedule_one_reevaluation)
 
 
 class _JobsOnDemand(Sequence[Any]):
@@ -76,15 +78,14 @@ def list_remaining_jobs_on_demand() -> None:
     reads that list, yet listing it held the GIL for 35% of the main thread's samples at 20,000
     segments (py-spy --gil), starving the renders. Now the list is made when read, within the
     same call, so the ILP selector and the end-of-run check still see it as it is at that moment.
+    The fix to offer upstream: JobScheduler.run hands the selector a lazy view of the jobs.
     """
-    from snakemake.scheduling.job_scheduler import JobScheduler
-
-    listed = JobScheduler.remaining_jobs
-    if getattr(listed.fget, "narrator_on_demand", False):
+    JobScheduler = job_scheduler_class()
+    listed = internal(JobScheduler, "remaining_jobs", prop=True)
+    if patched(listed):
         return
 
     def remaining_jobs(self: Any) -> Sequence[Any]:
         return _JobsOnDemand(lambda: listed.fget(self))
 
-    remaining_jobs.narrator_on_demand = True
-    JobScheduler.remaining_jobs = property(remaining_jobs)
+    replace(JobScheduler, "remaining_jobs", property(remaining_jobs))

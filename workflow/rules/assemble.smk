@@ -12,11 +12,11 @@ rule assemble_book:
         "logs/assemble_book/{book}.log",
     params:
         pauses=config["pauses"],
+        # A param of built-in types, so that a changed target assembles the book again.
         loudness=config["loudness"],
     run:
         from narrator.workflow.jobs import run_logged
         from narrator.assemble.assemble import assemble_book
-        from narrator.assemble.loudness import LoudnessTarget
 
         run_logged(
             log[0],
@@ -24,6 +24,6 @@ rule assemble_book:
             input.catalog,
             output.book,
             params.pauses,
-            LoudnessTarget(**params.loudness),
+            RUN.loudness,
             output.loudness,
         )

@@ -1,26 +1,13 @@
-# Config validation, the book being narrated, and every input function (get_*).
+# The run's settings (parsed and checked once, narrator/workflow/bootstrap.py) and every input
+# function (get_*).
 import sys
 from pathlib import Path
 
 from narrator.core import catalog as narrator_catalog
-from narrator.workflow.config import check_cover, validate_config
-from narrator.engines import engine_class
-from narrator.core.cpus import usable_cpus
 from narrator.core.errors import UserError
-from narrator.text.ingest import book_id_for
-from narrator.text.lexicon import Lexicon
-from narrator.package.metadata import PackageSettings
-from narrator.workflow.cluster import (
-    keep_group_components_on_restart,
-    render_group,
-    run_cluster_job_in_this_process,
-)
-from narrator.render.groups import GroupSizing, book_render_groups
-from narrator.workflow.invocation import changes_nothing
-from narrator.plan.plan import replan_if_unproven
-from narrator.workflow.scheduling import coalesce_reevaluations, list_remaining_jobs_on_demand
-from narrator.workflow.shelf import prepare_shelf
-from narrator.workflow.jobs import faults_in_one_line, log_bug
+from narrator.render.groups import book_render_groups
+from narrator.workflow.bootstrap import bootstrap
+from narrator.workflow.cluster import render_group
 
 
 def fail(message):
@@ -30,84 +17,19 @@ def fail(message):
 
 
 try:
-    validate_config(
+    RUN = bootstrap(
         config,
         workflow.source_path("../schemas/config.schema.yaml"),
         workflow.config_settings.overwrite_config or {},
+        workflow,
     )
-    ENGINE = engine_class(config["engine"])
-    # Hours into a run is too late to learn that a model file or a GPU is missing.
-    ENGINE.preflight(config["engines"].get(config["engine"], {}))
-    # The plan and the packaging read these only after hours of work; read them whole now.
-    if config["lexicon"]:
-        Lexicon.load(config["lexicon"])
-    if config["cover"]:
-        check_cover(config["cover"])
-    # Every book is read here, so a missing, damaged, empty or oversized one is known before any
-    # job starts: the one book stops the run, a shelf's bad book is refused alone.
-    SHELF = prepare_shelf(config, ENGINE, Path("logs/plan_catalog"))
 except UserError as error:
     fail(str(error))
-except Exception as error:  # a bug: one line here, the traceback in the plan log
-    fail(
-        log_bug(
-            f"reading {config['book']}",
-            error,
-            Path("logs/plan_catalog")
-            / f"{config.get('book_id') or book_id_for(config['book'])}.log",
-        )
-    )
 
-RESULTS = config["results"]
+SHELF = RUN.shelf
+RESULTS = RUN.results
 # The report's landing page (workflow.rst) includes each book's summary by its folder's name.
 config["book_ids"] = list(SHELF.books)
-# A book's language changes its voice, never where the engine runs.
-GPUS_PER_RENDER = (
-    1
-    if ENGINE.device(config["engines"].get(config["engine"], {})).startswith("cuda")
-    else 0
-)
-
-# A plan that no longer proves its book (a catalog cut short or gone while the master stands) is
-# made again: left alone, Snakemake says "nothing to be done" or assembles a shorter book.
-if not workflow.remote_exec:
-    for refused in SHELF.refused:
-        print(f"narrator: {refused}, the other books go on", file=sys.stderr)
-    for book_id in SHELF.books:
-        try:
-            with faults_in_one_line():
-                replanning = replan_if_unproven(
-                    Path(RESULTS) / book_id, book_id, lambda: changes_nothing(sys.argv)
-                )
-        except UserError as error:
-            fail(str(error))
-        if replanning:
-            print(f"narrator: {replanning}", file=sys.stderr)
-
-
-# Snakemake 9.27.1 workarounds: scheduling rounds that stay cheap on a long book
-# (narrator/workflow/scheduling.py), and grouped render jobs on a cluster (narrator/workflow/cluster.py).
-coalesce_reevaluations()
-list_remaining_jobs_on_demand()
-keep_group_components_on_restart()
-if workflow.remote_exec:
-    run_cluster_job_in_this_process(workflow)
-RENDER_GROUP_SIZING = GroupSizing(**config["render_groups"])
-
-
-PACKAGE_SETTINGS = PackageSettings(
-    ffmpeg=config["ffmpeg"],
-    m4b_bitrate=config["encode"]["m4b_bitrate"],
-    m4b_aac_coder=config["encode"]["m4b_aac_coder"],
-    faststart=config["encode"]["faststart"],
-    chapter_format=config["encode"]["chapter_format"],
-    chapter_bitrate=config["encode"]["chapter_bitrate"],
-    year=str(config["year"] or ""),
-    cover=config["cover"] or "",
-)
-#: Parts the M4B is encoded in at once (ffmpeg's AAC encoder uses one CPU): the CPUs of the machine
-#: that plans the jobs, at most 8; Snakemake caps it at --cores, and a cluster job asks for as many.
-M4B_THREADS = min(8, usable_cpus())
 
 #: Where each configured output lands (besides the master, always made).
 OUTPUT_PATHS = {
@@ -117,11 +39,6 @@ OUTPUT_PATHS = {
     "vtt": "{results}/{book}/{book}.vtt",
     "acx": "{results}/{book}/acx",
 }
-#: The outputs a preset adds to config["outputs"].
-PRESET_OUTPUTS = {"": [], "acx": ["acx"]}
-OUTPUT_KINDS = list(
-    dict.fromkeys([*config["outputs"], *PRESET_OUTPUTS[config["preset"]]])
-)
 
 
 wildcard_constraints:
@@ -138,7 +55,7 @@ def get_final_output():
             f"{RESULTS}/{book_id}/{book_id}.wav",
             *[
                 OUTPUT_PATHS[kind].format(results=RESULTS, book=book_id)
-                for kind in OUTPUT_KINDS
+                for kind in RUN.outputs
             ],
             *expand(rules.report_plots.output, book=book_id),
             *expand(rules.report_summary.output, book=book_id),
@@ -171,6 +88,16 @@ def get_cover(wildcards):
     return [config["cover"]] if config["cover"] else []
 
 
+def get_package_inputs(wildcards):
+    """What every packaged output is made from: the master, its catalog, book.json and the cover."""
+    return {
+        "master": get_master(wildcards),
+        "catalog": get_catalog(wildcards),
+        "book_json": get_book_json(wildcards),
+        "cover": get_cover(wildcards),
+    }
+
+
 def segment_wavs(book_id):
     """Every segment WAV of a book, known once the plan checkpoint has written the catalog."""
     catalog_path = checkpoints.plan_catalog.get(book=book_id).output.catalog
@@ -188,8 +115,8 @@ def render_groups_of(wildcards):
     return book_render_groups(
         wildcards.book,
         Path(get_catalog(wildcards)),
-        RENDER_GROUP_SIZING,
-        ENGINE.typical_rtf,
+        RUN.render_groups,
+        RUN.engine.typical_rtf,
         config["pace"],
     )
 

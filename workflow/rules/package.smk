@@ -5,19 +5,16 @@
 
 rule package_m4b:
     input:
-        master=get_master,
-        catalog=get_catalog,
-        book_json=get_book_json,
-        cover=get_cover,
+        unpack(get_package_inputs),
     output:
         m4b=f"{RESULTS}/{{book}}/{{book}}.m4b",
     log:
         "logs/package_m4b/{book}.log",
     # ffmpeg's AAC encoder uses one CPU: the master is encoded in this many parts at once.
-    threads: M4B_THREADS
+    threads: RUN.m4b_threads
     params:
         pauses=config["pauses"],
-        settings=PACKAGE_SETTINGS,
+        settings=RUN.package,
     run:
         from narrator.workflow.jobs import run_logged
         from narrator.package.m4b import package_m4b
@@ -37,17 +34,14 @@ rule package_m4b:
 
 rule package_chapters:
     input:
-        master=get_master,
-        catalog=get_catalog,
-        book_json=get_book_json,
-        cover=get_cover,
+        unpack(get_package_inputs),
     output:
         chapters=directory(f"{RESULTS}/{{book}}/chapters"),
     log:
         "logs/package_chapters/{book}.log",
     params:
         pauses=config["pauses"],
-        settings=PACKAGE_SETTINGS,
+        settings=RUN.package,
     run:
         from narrator.workflow.jobs import run_logged
         from narrator.package.chapters import package_chapters
@@ -66,17 +60,14 @@ rule package_chapters:
 
 rule package_acx:
     input:
-        master=get_master,
-        catalog=get_catalog,
-        book_json=get_book_json,
-        cover=get_cover,
+        unpack(get_package_inputs),
     output:
         acx=directory(f"{RESULTS}/{{book}}/acx"),
     log:
         "logs/package_acx/{book}.log",
     params:
         pauses=config["pauses"],
-        settings=PACKAGE_SETTINGS,
+        settings=RUN.package,
     run:
         from narrator.workflow.jobs import run_logged
         from narrator.package.acx import package_acx

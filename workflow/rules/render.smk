@@ -14,7 +14,7 @@ rule render_segment:
     group:
         get_render_group
     resources:
-        gpu=GPUS_PER_RENDER,
+        gpu=RUN.gpus_per_render,
         runtime=get_render_runtime,
     params:
         catalog=get_catalog,

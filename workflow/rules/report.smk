@@ -84,7 +84,7 @@ rule report_summary:
         # Every output the config asks for ({book} stays a wildcard): the output check measures them.
         outputs=[
             OUTPUT_PATHS[kind].format(results=RESULTS, book="{book}")
-            for kind in OUTPUT_KINDS
+            for kind in RUN.outputs
         ],
         # Written after the plots, so the landing page never includes a page whose plots are missing.
         plots=rules.report_plots.output,
