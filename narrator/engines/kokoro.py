@@ -271,7 +271,8 @@ class KokoroEngine(Engine):
         except Exception as error:  # noqa: BLE001 - onnxruntime raises assorted types
             raise EngineError(f"cannot load kokoro model {model_path}: {first_line(error)}") from None
         espeak = EspeakConfig(espeakng_loader.get_library_path(), espeakng_loader.get_data_path())
-        tokenizer = Tokenizer(espeak, vocab=embedded_vocab(session) or None)
+        # kokoro-onnx annotates ``vocab: dict = None`` but takes None (like {}) as "use its own vocabulary".
+        tokenizer = Tokenizer(espeak, vocab=embedded_vocab(session) or None)  # type: ignore[arg-type]
         return cls(session, tokenizer, style, _speed(options), _language(options))
 
     @property

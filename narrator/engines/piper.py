@@ -78,7 +78,8 @@ def _replace_random_nodes(model: Any) -> list[tuple[str, str]]:
             nodes.append(helper.make_node("Cast", [value], [out], to=attrs["dtype"]))
         else:  # without dtype, RandomNormalLike outputs its input's type
             nodes.append(helper.make_node("CastLike", [value, like], [out]))
-        shape = [1, f"noise_{k}_channels", f"noise_{k}_frames"]  # VITS noise: (batch, channels, time)
+        # VITS noise: (batch, channels, time)
+        shape: list[int | str] = [1, f"noise_{k}_channels", f"noise_{k}_frames"]
         graph.input.append(helper.make_tensor_value_info(noise_in, TensorProto.FLOAT, shape))
         graph.output.append(helper.make_tensor_value_info(wanted, TensorProto.INT64, [None]))
         noise.append((noise_in, wanted))

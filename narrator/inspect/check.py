@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, cast
 
 import numpy as np
 import soundfile as sf
@@ -155,13 +156,33 @@ def measure_acx(blocks: Iterator[np.ndarray], rate: int) -> AcxAudio:
     )
 
 
-def _mode_name(mode: BitrateMode) -> str:
-    return str(mode).removeprefix("BitrateMode.")  # mutagen's modes are int constants, not an Enum
+def _mode_name(mode: int) -> str:
+    """A BitrateMode's name; mutagen's modes are int constants (an int subclass), not an Enum."""
+    return str(mode).removeprefix("BitrateMode.")
+
+
+class _Mp3Stream(Protocol):
+    """What ``MP3(path).info`` (an MPEGInfo) holds, as mutagen documents it.
+
+    mutagen declares ``FileType.info = None`` and copies most of these onto the MPEGInfo through
+    ``__dict__``, so its own types do not know them.
+    """
+
+    sample_rate: int
+    channels: int
+    bitrate: int
+    #: A BitrateMode: an int subclass.
+    bitrate_mode: int
+
+
+def _mp3_stream(path: Path) -> _Mp3Stream:
+    """The MP3's stream info; raises MutagenError for a file mutagen cannot read."""
+    return cast(_Mp3Stream, MP3(path).info)
 
 
 def check_acx_file(ffmpeg: str, path: Path, name: str) -> list[CheckResult]:
     try:
-        info = MP3(path).info
+        info = _mp3_stream(path)
     except MutagenError as error:
         return [CheckResult(name, "MP3 format", f"unreadable: {error}", "an MP3", False)]
     results = [

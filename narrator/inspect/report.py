@@ -20,7 +20,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
@@ -37,6 +37,9 @@ from narrator.inspect.check import CheckResult, check_book
 from narrator.inspect.status import clock, master_seconds
 from narrator.package.metadata import BookInfo, PackageSettings, book_info
 from narrator.render.asr import CER_LIMIT, Evidence, read_evidence, worst
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 #: The plots, by output name, in the order the report lists them.
 PLOTS = (
@@ -55,7 +58,12 @@ SLOWEST = 15
 #: How many of the segments heard worst the landing page lists.
 WORST_HEARD = 10
 #: Fixed salt and no date: the same data gives byte-identical SVGs.
-_RC = {"svg.hashsalt": "narrator", "font.size": 9.0, "axes.spines.top": False, "axes.spines.right": False}
+_RC: dict[RcKeyType, object] = {
+    "svg.hashsalt": "narrator",
+    "font.size": 9.0,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
 SPEECH, PAUSE, BEFORE, AFTER, TARGET = "#3b6ea5", "#a9c4e0", "#b0b0b0", "#3b6ea5", "#c0392b"
 
 

@@ -58,7 +58,8 @@ def run_ffmpeg(
     messages go to a temp file, never a pipe that could fill up and block it; if it fails, the end
     of them is in the FfmpegError.
     """
-    command = [ffmpeg, "-hide_banner", "-nostats", "-loglevel", "error", "-y", *map(os.fspath, args)]
+    arguments = [os.fspath(arg) for arg in args]
+    command = [ffmpeg, "-hide_banner", "-nostats", "-loglevel", "error", "-y", *arguments]
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(
             command,
@@ -205,7 +206,9 @@ def parse_ffmetadata(text: str) -> tuple[dict[str, str], list[dict[str, str]]]:
         logical.append("".join(current))
 
     def split(line: str) -> tuple[str, str]:
-        parts, buffer, index = [], [], 0
+        parts: list[str] = []
+        buffer: list[str] = []
+        index = 0
         while index < len(line):
             if line[index] == "\\" and index + 1 < len(line):
                 buffer.append(line[index + 1])

@@ -198,7 +198,8 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[str, Any
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def _one_line(text: str) -> str:
+def _one_line(text: object) -> str:
+    """``text`` (a message or an exception) on one line, each run of whitespace as one space."""
     return " ".join(str(text).split())
 
 
@@ -242,8 +243,8 @@ class Lexicon:
         except yaml.YAMLError as error:
             mark = getattr(error, "problem_mark", None)
             where = f" (line {mark.line + 1})" if mark is not None else ""
-            problem = getattr(error, "problem", None) or str(error)
-            raise UserError(f"{source}: not valid YAML{where}: {_one_line(problem)}") from None
+            reason = getattr(error, "problem", None) or str(error)
+            raise UserError(f"{source}: not valid YAML{where}: {_one_line(reason)}") from None
         if data is None:
             return cls(source=source)
         return cls.from_mapping(data, source)

@@ -317,7 +317,8 @@ class _Epub:
 
     def spine(self) -> list[str]:
         """Member paths of the spine's (X)HTML documents in reading order (linear ones, plus the rest)."""
-        linear, other = [], []
+        linear: list[str] = []
+        other: list[str] = []
         for itemref in _descendants(self.opf, "itemref"):
             item = self.manifest.get(itemref.get("idref", ""))
             if item is None or item.media_type not in _XHTML_TYPES:
@@ -373,7 +374,8 @@ class _Epub:
 
     def _ncx(self, name: str) -> list[_TocEntry]:
         root = self.archive.xml(name)
-        points = []
+        # (playOrder if a number, position in the file, title, <content>, parent titles)
+        points: list[tuple[int | None, int, str, etree._Element | None, tuple[str, ...]]] = []
 
         def walk(element: etree._Element, parents: tuple[str, ...]) -> None:
             for point in _children(element, "navpoint"):
@@ -456,10 +458,12 @@ class _Epub:
     def _split(self, spine: list[str], toc: list[_TocEntry]) -> list[Draft]:
         """Cut the reading order at each TOC entry's anchor; text before the first is a chapter too."""
         order = list(spine)
-        previous = None
+        previous: str | None = None
         for entry in toc:  # documents in the TOC but not the spine go after the entry before them
             if entry.path not in order:
-                order.insert(order.index(previous) + 1 if previous in order else 0, entry.path)
+                # None (before the first entry) is never in order: the entry goes first.
+                at = order.index(previous) + 1 if previous is not None and previous in order else 0
+                order.insert(at, entry.path)
             previous = entry.path
         stream = [(n, self.document(name)) for n, name in enumerate(order)]
         starts = []

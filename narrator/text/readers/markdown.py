@@ -6,14 +6,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from narrator.core.book import Book, Chapter
 from narrator.text.readers.decode import clean_text, decode_text, squash
 from narrator.text.readers.titles import title_from_stem
 
 
-def _inline_text(children: Iterable) -> str:
-    parts = []
+def _inline_text(children: Iterable[Token]) -> str:
+    parts: list[str] = []
     for token in children:
         if token.type in ("text", "code_inline"):
             parts.append(token.content)
@@ -31,7 +32,9 @@ def parse_markdown(text: str, title: str) -> Book:
     repeated = sorted({lvl for lvl in levels if levels.count(lvl) > 1})
     chapter_level = repeated[0] if repeated else (min(levels) if levels else 0)
     chapters: list[Chapter] = []
-    chapter_title, paragraphs, section_ends = "", [], set()
+    chapter_title = ""
+    paragraphs: list[str] = []
+    section_ends: set[int] = set()
     heading_level = 0
     for token in tokens:
         if token.type == "heading_open":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from html.entities import name2codepoint
+from typing import TypedDict
 
 import lxml.html
 from lxml import etree
@@ -220,6 +221,13 @@ class _Context:
     heading: int = 0
 
 
+class _Shared(TypedDict):
+    """The fields every block of one flush takes from its context."""
+
+    boilerplate: bool
+    types: frozenset[str]
+
+
 class _Extractor:
     def __init__(self, alt_text: bool, notes: str) -> None:
         self.alt_text = alt_text
@@ -245,7 +253,7 @@ class _Extractor:
         raw = clean_text(raw)
         if not raw.strip():
             return
-        common = {"boilerplate": context.boilerplate, "types": context.types}
+        common: _Shared = {"boilerplate": context.boilerplate, "types": context.types}
         if context.heading:
             self.blocks.append(Block(squash(raw.replace(_LINE, " ")), context.heading, **common))
             return
