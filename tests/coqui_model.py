@@ -1,8 +1,22 @@
-"""A tiny random-weight Coqui VITS, built in about a second, for tests that cannot download one."""
+"""A tiny random-weight Coqui VITS, built in about a second, for tests that cannot download one; and
+the book and config that runs of it take."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
+import yaml
+
+
+def require_coqui() -> None:
+    """Skip the calling test module, or fixture, where the coqui extra is missing.
+
+    Never on CI, which installs it: there a missing extra fails.
+    """
+    if not os.environ.get("CI"):
+        pytest.importorskip("TTS", reason="the coqui extra is not installed (pip install -e '.[coqui]')")
 
 
 def build_tiny_vits(folder: Path) -> tuple[Path, Path]:
@@ -56,3 +70,21 @@ def build_tiny_vits(folder: Path) -> tuple[Path, Path]:
     torch.save({"model": Vits(config).state_dict()}, model_path)
     config.save_json(str(config_path))
     return model_path, config_path
+
+
+def coqui_configfile(workdir, tiny_vits, **extra):
+    """A config file in the workdir that narrates with Coqui on the tiny VITS (and ``extra`` options)."""
+    path = workdir.path / "coqui.yaml"
+    path.write_text(yaml.safe_dump({"engine": "coqui", "engines": {"coqui": {**tiny_vits, **extra}}}))
+    return str(path)
+
+
+#: A two-chapter book whose words NANTEXT and OOMTWICE inject faults (engines.coqui.test_faults).
+BOOK = (
+    "# Tiny\n\n## One\n\nThe lamp was lit at six. Nobody saw it.\n\n"
+    "## Two\n\nThe fog came in. NANTEXT appears here. A boat OOMTWICE came home.\n"
+)
+#: tiny_vits is untrained: its audio is not speech, so the ASR check (enforce for coqui) is off.
+NO_ASR = "verify={asr: 'off', tries: 1}"
+#: The book without the words that inject faults.
+CLEAN_BOOK = BOOK.replace("NANTEXT", "Fog").replace("OOMTWICE", "slowly")

@@ -1,0 +1,45 @@
+"""Project Gutenberg's Alice EPUB through a real run: its twelve chapters between the credits, no
+Gutenberg text spoken, and a lexicon edit that renders again only the segments it changes.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import alice_path
+
+from narrator.core.catalog import COMPLETED, read_catalog
+
+pytestmark = pytest.mark.slow
+
+
+def test_alice_epub_end_to_end_and_a_lexicon_edit_rerenders_only_its_segments(workdir):
+    book = str(alice_path())
+    # The whole novel, read fast: at the default pace its 2.5 hours of audio took 12 of CI's 30
+    # minutes to render, assemble and encode twice; the pace changes no step this test checks.
+    fast = "pace=300"
+    workdir.run_book(f"book={book}", fast)
+    results = workdir.results("alice-in-wonderland-pg11")
+    rows = read_catalog(results / "catalog.tsv")
+    assert all(row.status == COMPLETED for row in rows)
+    titles = [title for _, title in sorted({(row.chapter, row.chapter_title) for row in rows})]
+    # The twelve chapters between the credits the M4B output turns on.
+    assert len(titles) == 14 and (titles[0], titles[-1]) == ("Opening credits", "End credits")
+    assert titles[1] == "CHAPTER I. Down the Rabbit-Hole"
+    assert titles[-2] == "CHAPTER XII. Alice’s Evidence"
+    opening = " ".join(row.text for row in rows if row.chapter == 1)
+    assert (
+        opening == "Alice's Adventures in Wonderland. By Lewis Carroll. Read by eSpeak NG, a synthetic voice."
+    )
+    assert not any("Gutenberg" in row.text for row in rows)
+
+    affected = {row.segment_id for row in rows if "Cheshire" in row.spoken}
+    assert 5 <= len(affected) < 50
+    (workdir.path / "lexicon.yaml").write_text("Cheshire: Chesh-er\n")
+    started = len(workdir.rendered_jobs())
+    # Renders only: the lexicon changes segments, and the first run already made the whole book.
+    workdir.run_book(f"book={book}", fast, "lexicon=lexicon.yaml", target="render_all")
+    rerendered = workdir.rendered_jobs()[started:]
+    after = read_catalog(results / "catalog.tsv")
+    assert len(rerendered) == len(affected)
+    assert {row.segment_id for row in after if "Chesh-er" in row.spoken} == set(rerendered)
+    assert all(row.status == COMPLETED for row in after)
