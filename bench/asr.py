@@ -20,7 +20,6 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -28,14 +27,14 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from narrator.core.audio import to_pcm16  # noqa: E402
-from narrator.engines import engine_class, get_engine  # noqa: E402
+from narrator.engines import EngineOptions, engine_class, get_engine  # noqa: E402
 from narrator.plan.plan import PlanSettings, plan_rows  # noqa: E402
 from narrator.render import asr  # noqa: E402
 from narrator.render.render import seed_for  # noqa: E402
 from narrator.text.ingest import read_book, select_chapters  # noqa: E402
 
 
-def settings_for(book: str, engine: str, language: str) -> tuple[PlanSettings, dict[str, Any]]:
+def settings_for(book: str, engine: str, language: str) -> tuple[PlanSettings, EngineOptions]:
     """The plan settings and engine options a default run of ``book`` with ``engine`` would use."""
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     config.update(book=book, engine=engine, credits="off")
@@ -50,7 +49,8 @@ def settings_for(book: str, engine: str, language: str) -> tuple[PlanSettings, d
             "device": "cpu",
         }
     cls = engine_class(engine)
-    options = cls.for_pace(cls.for_language(config["engines"].get(engine, {}), language), config["pace"])
+    configured = cls.Options.from_config(config["engines"].get(engine, {}))
+    options = cls.for_pace(cls.for_language(configured, language), config["pace"])
     return PlanSettings.from_config(config, options), options
 
 
@@ -91,7 +91,8 @@ def main(argv: list[str]) -> None:
                 out.write(json.dumps({"text": text, "transcript": heard, **result.as_json()}) + "\n")
     rejects = [s for s in scored if not s[0].passed]
     cers = sorted(s[0].cer for s in scored)
-    print(f"{args.book} with {args.engine} ({options}): {len(scored)} segments, {audio_s:.0f} s of audio")
+    described = f"{args.book} with {args.engine} ({options.settings()})"
+    print(f"{described}: {len(scored)} segments, {audio_s:.0f} s of audio")
     print(
         f"false rejects: {len(rejects)}/{len(scored)} ({100 * len(rejects) / max(len(scored), 1):.1f}%)"
         f"; CER median {statistics.median(cers):.3f}, 95th {cers[int(0.95 * (len(cers) - 1))]:.3f}, "

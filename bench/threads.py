@@ -36,7 +36,8 @@ def timed_render(threads: int, at_once: int, sentences: list[str], slot: Slot) -
     """Seconds to render every sentence with a new ``threads``-thread engine, ``at_once`` calls at a time."""
     piper = engine_class("piper")
     config = yaml.safe_load((REPO / "config.yaml").read_text())
-    options = piper.for_pace({**config["engines"]["piper"], "threads": threads}, config["pace"])
+    configured = piper.Options.from_config({**config["engines"]["piper"], "threads": threads})
+    options = piper.for_pace(configured, config["pace"])
     engine = piper.load(options)
 
     def render(sentence: str) -> None:

@@ -16,6 +16,7 @@ import soundfile as sf
 from narrator.core import catalog
 from narrator.core.audio import check_wav_file, encode_wav
 from narrator.core.catalog import read_catalog, wav_file
+from narrator.engines.espeak import EspeakOptions
 from narrator.plan.plan import PlanSettings, write_plan
 
 RATE = 8000
@@ -36,7 +37,7 @@ The end.
 #: The file the book is written to, beside the results folder.
 SOURCE = "tiny-book.md"
 #: How the book is planned: espeak, and a budget small enough to cut its long sentence.
-SETTINGS = PlanSettings(engine="espeak", options={"voice": "en-us"}, budget=60)
+SETTINGS = PlanSettings(engine="espeak", options=EspeakOptions(voice="en-us"), budget=60)
 
 
 def tone(chars: int, seed: int = 0) -> np.ndarray:

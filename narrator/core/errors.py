@@ -11,3 +11,9 @@ class BookError(UserError):
 
 class CatalogError(UserError):
     """The catalog is missing, malformed, or disagrees with the published audio."""
+
+
+def first_line(error: BaseException) -> str:
+    """The first line of an error's message, or its type when it has none: for one-line refusals."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

@@ -5,10 +5,9 @@ from __future__ import annotations
 import importlib
 import json
 import threading
-from collections.abc import Mapping
 from typing import Any
 
-from narrator.engines.base import Engine, EngineError
+from narrator.engines.base import Engine, EngineError, EngineOptions
 
 # Imported lazily so that planning a book never imports onnxruntime or torch.
 _ENGINE_CLASSES = {
@@ -18,7 +17,7 @@ _ENGINE_CLASSES = {
     "kokoro": "narrator.engines.kokoro:KokoroEngine",
 }
 
-_loaded: dict[str, Engine] = {}
+_loaded: dict[str, Engine[Any]] = {}
 _load_lock = threading.Lock()
 
 
@@ -26,19 +25,19 @@ def engine_names() -> list[str]:
     return sorted(_ENGINE_CLASSES)
 
 
-def engine_class(name: str) -> type[Engine]:
+def engine_class(name: str) -> type[Engine[Any]]:
     """The class registered under ``name``; EngineError for an unknown name."""
     try:
         module_name, class_name = _ENGINE_CLASSES[name].split(":")
     except KeyError:
         raise EngineError(f"unknown engine {name!r}; choose one of: {', '.join(engine_names())}") from None
-    cls: type[Engine] = getattr(importlib.import_module(module_name), class_name)
+    cls: type[Engine[Any]] = getattr(importlib.import_module(module_name), class_name)
     return cls
 
 
-def get_engine(name: str, options: Mapping[str, Any]) -> Engine:
+def get_engine(name: str, options: EngineOptions) -> Engine[Any]:
     """The process-wide engine for (name, options), loaded on first use and kept resident."""
-    key = f"{name}:{json.dumps(dict(options), sort_keys=True)}"
+    key = f"{name}:{json.dumps(options.settings(), sort_keys=True)}"
     with _load_lock:
         engine = _loaded.get(key)
         if engine is None:
@@ -52,4 +51,12 @@ def load_count() -> int:
     return len(_loaded)
 
 
-__all__ = ["Engine", "EngineError", "engine_class", "engine_names", "get_engine", "load_count"]
+__all__ = [
+    "Engine",
+    "EngineError",
+    "EngineOptions",
+    "engine_class",
+    "engine_names",
+    "get_engine",
+    "load_count",
+]

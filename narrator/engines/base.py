@@ -6,7 +6,8 @@ import abc
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, ClassVar
+from dataclasses import dataclass, fields, replace
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import numpy as np
 
@@ -18,18 +19,52 @@ class EngineError(UserError):
     """An engine could not load or synthesize; the message is meant for the user."""
 
 
+@dataclass(frozen=True)
+class EngineOptions:
+    """An engine's options, typed, as the config sets them: None where it leaves one unset.
+
+    Each engine subclasses it with its own fields (as Piper's SynthesisConfig), parsed once by
+    ``from_config`` where the config is read. ``settings`` gives back exactly what was set: the
+    render key hashes it, so segment ids are those of the config's own mapping.
+    """
+
+    #: The engine's name, for messages.
+    engine: ClassVar[str] = ""
+
+    @classmethod
+    def from_config(cls, raw: Mapping[str, Any]) -> Self:
+        """The options of the config's ``engines.<name>`` mapping; EngineError for an unknown key
+        or a value of the wrong type or range (``check``)."""
+        known = [option.name for option in fields(cls)]
+        unknown = sorted(set(raw) - set(known))
+        if unknown:
+            raise EngineError(
+                f"unknown {cls.engine} option(s) {', '.join(unknown)}; known: {', '.join(known)}"
+            )
+        options = cls(**raw)
+        options.check()
+        return options
+
+    def check(self) -> None:
+        """Raise EngineError with one line for a value of the wrong type or range."""
+
+    def settings(self) -> dict[str, Any]:
+        """The options that are set, by name (for the render key and an engine's worker process)."""
+        return {
+            option.name: value for option in fields(self) if (value := getattr(self, option.name)) is not None
+        }
+
+    def with_setting(self, name: str, value: Any) -> Self:
+        """These options with ``name`` set to ``value``."""
+        return replace(self, **{name: value})
+
+
 def language_refused(engine: str, voice: str, speaks: str, language: str, choose: str) -> EngineError:
     """The one line for a voice that cannot read the book's language, naming both ways out."""
     return EngineError(
         f"the book's language is {language!r} but the {engine} voice {voice} speaks {speaks!r}: choose "
         f"a voice for {language!r} with {choose}, or set language: in the config if the book's is wrong"
     )
-
-
-def first_line(error: BaseException) -> str:
-    """The first line of an error's message, or its type when it has none: for one-line refusals."""
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
 
 
 def onnx_session_options(onnxruntime: Any, threads: int) -> Any:
@@ -67,7 +102,10 @@ def cpu_share(threads: int) -> Iterator[None]:
         yield
 
 
-class Engine(abc.ABC):
+OptionsT = TypeVar("OptionsT", bound=EngineOptions)
+
+
+class Engine(abc.ABC, Generic[OptionsT]):
     """A loaded text-to-speech model.
 
     Engines know nothing of Snakemake or the catalog. ``load`` is called once per process
@@ -77,6 +115,8 @@ class Engine(abc.ABC):
     """
 
     name: ClassVar[str]
+    #: The engine's options class: ``engine.Options.from_config(config["engines"][name])``.
+    Options: ClassVar[type[EngineOptions]]
     #: Longest text, in characters, the engine renders well in one call.
     max_chars: ClassVar[int]
     #: Whether text may carry inline phonemes as [[ ... ]] (the lexicon's phoneme forms).
@@ -95,58 +135,58 @@ class Engine(abc.ABC):
     typical_rtf: ClassVar[float] = 1.0
 
     @classmethod
-    def device(cls, options: Mapping[str, Any]) -> str:
+    def device(cls, options: OptionsT) -> str:
         """Where this engine runs with these options: "cpu" or "cuda[:N]"; decides the gpu resource."""
         return "cpu"
 
     @classmethod
-    def cpu_threads(cls, options: Mapping[str, Any]) -> int:
+    def cpu_threads(cls, options: OptionsT) -> int:
         """CPUs one ``synthesize`` call keeps busy with these options; 0 where its work runs elsewhere."""
         return 1
 
     @classmethod
-    def budget(cls, options: Mapping[str, Any]) -> int:
+    def budget(cls, options: OptionsT) -> int:
         """Longest segment, in characters, for these options (a model may have a hard limit)."""
         return cls.max_chars
 
     @classmethod
-    def preflight(cls, options: Mapping[str, Any]) -> None:
+    def preflight(cls, options: OptionsT) -> None:
         """Cheap checks before planning (files exist, device present); EngineError with one line."""
         return None  # most engines have nothing to check before loading
 
     @classmethod
-    def for_language(cls, options: Mapping[str, Any], language: str) -> dict[str, Any]:
+    def for_language(cls, options: OptionsT, language: str) -> OptionsT:
         """These options made to read ``language`` (BCP 47), before planning.
 
         An engine whose voice follows the language fills that voice in here, so the plan's
         render key and every render job see the same options; a voice that cannot read the
         language is refused with one EngineError line (see ``language_refused``).
         """
-        return dict(options)  # an engine that cannot tell its voice's language does not block
+        return options  # an engine that cannot tell its voice's language does not block
 
     @classmethod
-    def voice_name(cls, options: Mapping[str, Any]) -> str:
+    def voice_name(cls, options: OptionsT) -> str:
         """The voice's name as the opening credits say it."""
         return cls.name.capitalize()
 
     @classmethod
-    def for_pace(cls, options: Mapping[str, Any], wpm: float) -> dict[str, Any]:
+    def for_pace(cls, options: OptionsT, wpm: float) -> OptionsT:
         """These options with the speed option set so the voice speaks ``wpm`` words per minute,
         unless the options set it themselves (an explicit setting wins)."""
-        if cls.pace_fit is None or cls.speed_option in options:
-            return dict(options)
+        if cls.pace_fit is None or getattr(options, cls.speed_option) is not None:
+            return options
         fixed, stretched = cls.pace_fit
         stretch = max((60.0 / wpm - fixed) / stretched, 0.1)
-        return {**options, cls.speed_option: cls.speed_setting(options, stretch)}
+        return options.with_setting(cls.speed_option, cls.speed_setting(options, stretch))
 
     @classmethod
-    def speed_setting(cls, options: Mapping[str, Any], stretch: float) -> float | int:
+    def speed_setting(cls, options: OptionsT, stretch: float) -> float | int:
         """The speed option's value that slows the voice by ``stretch`` (see ``pace_fit``)."""
         raise NotImplementedError(f"{cls.name} has a pace_fit but no speed_setting")
 
     @classmethod
     @abc.abstractmethod
-    def load(cls, options: Mapping[str, Any]) -> Engine:
+    def load(cls, options: OptionsT) -> Engine[OptionsT]:
         """Load the model once; raise EngineError with a one-line reason on failure."""
 
     @property

@@ -11,6 +11,7 @@ import json
 import multiprocessing
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -18,7 +19,7 @@ import numpy as np
 
 from narrator.core.language import same_language
 from narrator.engines._coqui_worker import serve
-from narrator.engines.base import Engine, EngineError, language_refused
+from narrator.engines.base import Engine, EngineError, EngineOptions, language_refused
 
 #: XTTS warns above ~250 characters for English and degrades; other models take a sentence or two.
 XTTS_MAX_CHARS = 250
@@ -35,8 +36,8 @@ def _torch() -> Any:
     return torch
 
 
-def _config_json(options: Mapping[str, Any]) -> dict[str, Any]:
-    path = options.get("config_path")
+def _config_json(options: CoquiOptions) -> dict[str, Any]:
+    path = options.config_path
     if not path:
         return {}
     try:
@@ -45,11 +46,11 @@ def _config_json(options: Mapping[str, Any]) -> dict[str, Any]:
         raise EngineError(f"coqui config_path {path}: cannot read it ({error})") from None
 
 
-def _model_language(options: Mapping[str, Any], config: Mapping[str, Any]) -> tuple[str, str]:
+def _model_language(options: CoquiOptions, config: Mapping[str, Any]) -> tuple[str, str]:
     """The one language the model is set to speak, if known, and the option that decides it."""
-    if options.get("language"):
-        return str(options["language"]), "engines.coqui.language"
-    parts = str(options.get("model_name", "")).split("/")
+    if options.language:
+        return options.language, "engines.coqui.language"
+    parts = (options.model_name or "").split("/")
     if len(parts) == 4 and parts[1] != "multilingual":  # hub names: type/language/dataset/model
         return parts[1], "engines.coqui.model_name"
     if len(config.get("languages") or []) == 1:
@@ -59,57 +60,80 @@ def _model_language(options: Mapping[str, Any], config: Mapping[str, Any]) -> tu
     return "", ""
 
 
-class CoquiEngine(Engine):
-    """Options: model_name, or model_path + config_path (+ speakers_file); speaker, speaker_wav,
-    language; device (auto, cpu, cuda, cuda:N); timeout_s; max_chars; test_faults (tests only)."""
+@dataclass(frozen=True)
+class CoquiOptions(EngineOptions):
+    """engines.coqui: model_name, or model_path + config_path (+ speakers_file); the voice; where."""
 
+    engine: ClassVar[str] = "coqui"
+    #: A Coqui hub model (downloaded when online).
+    model_name: str | None = None
+    #: A local checkpoint (.pth) and its config.json.
+    model_path: str | None = None
+    config_path: str | None = None
+    speakers_file: str | None = None
+    speaker: str | None = None
+    #: A reference voice for XTTS.
+    speaker_wav: str | None = None
+    language: str | None = None
+    #: auto, cpu, cuda or cuda:N.
+    device: str | None = None
+    timeout_s: float | None = None
+    max_chars: int | None = None
+    #: Tests only: fail on texts containing these substrings (oom, oom_twice, hang, nan).
+    test_faults: Mapping[str, str] | None = None
+
+
+class CoquiEngine(Engine[CoquiOptions]):
     name: ClassVar[str] = "coqui"
+    Options: ClassVar[type[CoquiOptions]] = CoquiOptions
     max_chars: ClassVar[int] = 400
 
-    def __init__(self, options: Mapping[str, Any], device: str) -> None:
-        self._options = dict(options)
+    def __init__(self, options: CoquiOptions, device: str) -> None:
+        # The worker is another process: it gets the options as the config set them.
+        self._options = options.settings()
         self._device = device
-        self._timeout = float(options.get("timeout_s", DEFAULT_TIMEOUT_S))
+        self._timeout = float(options.timeout_s or DEFAULT_TIMEOUT_S)
         self._lock = threading.Lock()
         self.loads = 0
         self._start()
 
     @classmethod
-    def device(cls, options: Mapping[str, Any]) -> str:
-        wanted = options.get("device", "auto")
+    def device(cls, options: CoquiOptions) -> str:
+        wanted = options.device or "auto"
         if wanted != "auto":
             return wanted
         return "cuda" if _torch().cuda.is_available() else "cpu"
 
     @classmethod
-    def cpu_threads(cls, options: Mapping[str, Any]) -> int:
+    def cpu_threads(cls, options: CoquiOptions) -> int:
         return 0  # its one worker process renders one call at a time and queues the rest itself
 
     @classmethod
-    def budget(cls, options: Mapping[str, Any]) -> int:
-        if options.get("max_chars"):
-            return int(options["max_chars"])
-        model = f"{options.get('model_name', '')} {_config_json(options).get('model', '')}".lower()
+    def budget(cls, options: CoquiOptions) -> int:
+        if options.max_chars:
+            return options.max_chars
+        model = f"{options.model_name or ''} {_config_json(options).get('model', '')}".lower()
         return XTTS_MAX_CHARS if "xtts" in model else cls.max_chars
 
     @classmethod
-    def preflight(cls, options: Mapping[str, Any]) -> None:
-        if not options.get("model_name") and not options.get("model_path"):
+    def preflight(cls, options: CoquiOptions) -> None:
+        if not options.model_name and not options.model_path:
             raise EngineError("coqui needs engines.coqui.model_name, or model_path and config_path")
         for key in ("model_path", "config_path", "speakers_file", "speaker_wav"):
-            if options.get(key) and not Path(options[key]).exists():
-                raise EngineError(f"coqui {key} not found: {options[key]}")
-        if options.get("model_path") and not options.get("config_path"):
+            path = getattr(options, key)
+            if path and not Path(path).exists():
+                raise EngineError(f"coqui {key} not found: {path}")
+        if options.model_path and not options.config_path:
             raise EngineError("coqui model_path needs config_path too")
         config = _config_json(options)
         languages = config.get("languages") or []
-        if options.get("language") and languages and options["language"] not in languages:
-            raise EngineError(f"coqui model has no language {options['language']!r}; it has {languages}")
-        speakers_file = options.get("speakers_file")
-        if options.get("speaker") and speakers_file:
+        if options.language and languages and options.language not in languages:
+            raise EngineError(f"coqui model has no language {options.language!r}; it has {languages}")
+        speakers_file = options.speakers_file
+        if options.speaker and speakers_file:
             speakers = json.loads(Path(speakers_file).read_text())
-            if options["speaker"] not in speakers:
-                raise EngineError(f"coqui speaker {options['speaker']!r} is not in {speakers_file}")
+            if options.speaker not in speakers:
+                raise EngineError(f"coqui speaker {options.speaker!r} is not in {speakers_file}")
         device = cls.device(options)
         if device.startswith("cuda"):
             torch = _torch()
@@ -119,13 +143,13 @@ class CoquiEngine(Engine):
                 raise EngineError(f"coqui device {device} is not available ({available} CUDA devices)")
 
     @classmethod
-    def for_language(cls, options: Mapping[str, Any], language: str) -> dict[str, Any]:
+    def for_language(cls, options: CoquiOptions, language: str) -> CoquiOptions:
         config = _config_json(options)
         languages = [str(code) for code in config.get("languages") or []]
         # Coqui's own test (TTS.api.TTS.is_multi_lingual): XTTS, or more than one language listed;
         # a model with one takes no language argument at all.
         multilingual = "xtts" in str(config.get("model", "")) or len(languages) > 1
-        if not options.get("language") and multilingual:
+        if not options.language and multilingual:
             # A multilingual model reads the book's language when it has it (XTTS needs one named).
             matching = [code for code in languages if same_language(code, language)]
             if not matching:
@@ -135,19 +159,19 @@ class CoquiEngine(Engine):
                     "if the book's is wrong"
                 )
             tag = language.lower().replace("_", "-")
-            return {**options, "language": max(matching, key=lambda code: code.lower() == tag)}
+            return options.with_setting("language", max(matching, key=lambda code: code.lower() == tag))
         speaks, choose = _model_language(options, config)
         if speaks and not same_language(speaks, language):
-            model = options.get("model_name") or Path(str(options.get("model_path"))).name
-            raise language_refused(cls.name, str(model), speaks, language, choose)
-        return dict(options)
+            model = options.model_name or Path(str(options.model_path)).name
+            raise language_refused(cls.name, model, speaks, language, choose)
+        return options
 
     @classmethod
-    def voice_name(cls, options: Mapping[str, Any]) -> str:
-        return str(options.get("speaker") or "Coqui")
+    def voice_name(cls, options: CoquiOptions) -> str:
+        return options.speaker or "Coqui"
 
     @classmethod
-    def load(cls, options: Mapping[str, Any]) -> CoquiEngine:
+    def load(cls, options: CoquiOptions) -> CoquiEngine:
         cls.preflight(options)
         return cls(options, cls.device(options))
 

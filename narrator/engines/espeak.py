@@ -17,13 +17,14 @@ import sys
 import threading
 import weakref
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from narrator.core.language import primary_language, same_language
-from narrator.engines.base import Engine, EngineError, language_refused
+from narrator.engines.base import Engine, EngineError, EngineOptions, language_refused
 
 _HEADER = struct.Struct(">BI")
 _LENGTH = struct.Struct(">I")
@@ -92,12 +93,32 @@ def _named_voice(voice: str) -> _Voice | None:
     return next((v for v, aliases in names.items() if wanted in aliases), None)
 
 
-def _int_option(options: Mapping[str, Any], key: str, default: int, bounds: tuple[int, int]) -> int:
-    value = options.get(key, default)
+def _check_int(key: str, value: object, bounds: tuple[int, int]) -> None:
     low, high = bounds
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high
+    ):
         raise EngineError(f"espeak option {key!r} must be an integer from {low} to {high}, got {value!r}")
-    return value
+
+
+@dataclass(frozen=True)
+class EspeakOptions(EngineOptions):
+    """engines.espeak: the voice (auto: the book's language's), its rate and pitch."""
+
+    engine: ClassVar[str] = "espeak"
+    #: An espeak-ng voice ("en-us", "fr", "pt-br+f3"), or "auto" (also when unset).
+    voice: str | None = None
+    #: Words per minute.
+    rate: int | None = None
+    pitch: int | None = None
+    #: Tests only: play backwards the texts that contain ``reverse``.
+    test_faults: Mapping[str, str] | None = None
+
+    def check(self) -> None:
+        if self.voice is not None and (not isinstance(self.voice, str) or not self.voice.strip()):
+            raise EngineError(f"espeak option 'voice' must be a non-empty string, got {self.voice!r}")
+        _check_int("rate", self.rate, RATE_RANGE)
+        _check_int("pitch", self.pitch, PITCH_RANGE)
 
 
 def _read_exact(stream: IO[bytes], n: int) -> bytes:
@@ -166,12 +187,13 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-class EspeakEngine(Engine):
+class EspeakEngine(Engine[EspeakOptions]):
     """espeak-ng via the espeakng_loader wheel. Options: voice (auto: the book's language's), rate
     (wpm), pitch (0-100); test_faults (tests only: {reverse: MARKER} plays backwards every text
     containing MARKER, audio the ASR check must refuse)."""
 
     name: ClassVar[str] = "espeak"
+    Options: ClassVar[type[EspeakOptions]] = EspeakOptions
     max_chars: ClassVar[int] = 500
     speed_option: ClassVar[str] = "rate"
     pace_fit: ClassVar[tuple[float, float] | None] = (-0.0243, 0.3223)
@@ -190,8 +212,8 @@ class EspeakEngine(Engine):
         self._finalizer = weakref.finalize(self, _stop, self._helper.proc)
 
     @classmethod
-    def for_language(cls, options: Mapping[str, Any], language: str) -> dict[str, Any]:
-        voice = options.get("voice", AUTO_VOICE)
+    def for_language(cls, options: EspeakOptions, language: str) -> EspeakOptions:
+        voice = options.voice or AUTO_VOICE
         if voice == AUTO_VOICE:
             picked = voice_for_language(language)
             if picked is None:
@@ -199,9 +221,7 @@ class EspeakEngine(Engine):
                     f"espeak-ng has no voice for the book's language {language!r}; set language: in the "
                     "config if that is wrong, or choose another engine"
                 )
-            return {**options, "voice": picked}
-        if not isinstance(voice, str):
-            return dict(options)  # load() reports the bad type
+            return options.with_setting("voice", picked)
         named = _named_voice(voice)
         if named is None:
             raise EngineError(
@@ -211,30 +231,28 @@ class EspeakEngine(Engine):
         if named.languages and not any(same_language(code, language) for code, _ in named.languages):
             choose = "engines.espeak.voice (auto picks espeak-ng's own)"
             raise language_refused(cls.name, repr(voice), named.languages[0][0], language, choose)
-        return dict(options)
+        return options
 
     @classmethod
-    def voice_name(cls, options: Mapping[str, Any]) -> str:
+    def voice_name(cls, options: EspeakOptions) -> str:
         return "eSpeak NG"
 
     @classmethod
-    def speed_setting(cls, options: Mapping[str, Any], stretch: float) -> int:
+    def speed_setting(cls, options: EspeakOptions, stretch: float) -> int:
         low, high = RATE_RANGE
         return min(max(round(DEFAULT_RATE / stretch), low), high)
 
     @classmethod
-    def load(cls, options: Mapping[str, Any]) -> EspeakEngine:
-        voice = options.get("voice", "en-us")
-        if not isinstance(voice, str) or not voice.strip():
-            raise EngineError(f"espeak option 'voice' must be a non-empty string, got {voice!r}")
+    def load(cls, options: EspeakOptions) -> EspeakEngine:
+        voice = options.voice or "en-us"
         if voice == AUTO_VOICE:
             raise EngineError("espeak voice 'auto' is picked per book: resolve it with for_language first")
         config = {
             "voice": voice,
-            "rate": _int_option(options, "rate", DEFAULT_RATE, RATE_RANGE),
-            "pitch": _int_option(options, "pitch", 50, PITCH_RANGE),
+            "rate": DEFAULT_RATE if options.rate is None else options.rate,
+            "pitch": 50 if options.pitch is None else options.pitch,
         }
-        return cls(config, reverse_marker=options.get("test_faults", {}).get("reverse", ""))
+        return cls(config, reverse_marker=(options.test_faults or {}).get("reverse", ""))
 
     @property
     def sample_rate(self) -> int:

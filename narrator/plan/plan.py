@@ -27,6 +27,7 @@ from narrator.core.language import is_english
 from narrator.core.lock import holding
 from narrator.core.publish import TEMP_MARK, replace_durably
 from narrator.engines import engine_class
+from narrator.engines.base import EngineOptions
 from narrator.plan.identity import record_source
 from narrator.text.credits import with_credits
 from narrator.text.ingest import read_book, select_chapters
@@ -36,9 +37,9 @@ from narrator.text.normalize import normalize, normalize_title
 from narrator.text.segment import Speaker, describe_segmenter, segment_book
 
 
-def render_key(engine: str, options: Mapping[str, Any]) -> str:
-    """Everything besides the text that changes a segment's audio."""
-    return f"{engine}:{json.dumps(dict(options), sort_keys=True)}"
+def render_key(engine: str, options: EngineOptions) -> str:
+    """Everything besides the text that changes a segment's audio: the options the config set."""
+    return f"{engine}:{json.dumps(options.settings(), sort_keys=True)}"
 
 
 def segment_ids(texts: list[str], key: str) -> list[str]:
@@ -61,7 +62,7 @@ class PlanSettings:
     """Everything from the config that decides the segments and their spoken text."""
 
     engine: str
-    options: Mapping[str, Any]
+    options: EngineOptions
     budget: int
     #: Path of a pronunciation lexicon (YAML), or "" for none.
     lexicon: str = ""
@@ -80,7 +81,7 @@ class PlanSettings:
     credits: bool = False
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any], options: Mapping[str, Any]) -> PlanSettings:
+    def from_config(cls, config: Mapping[str, Any], options: EngineOptions) -> PlanSettings:
         """Settings from the validated workflow config and a book's engine options (voice and speed
         resolved for it, narrator.workflow.shelf); the engine may lower the segment budget."""
         engine = config["engine"]
@@ -99,8 +100,9 @@ class PlanSettings:
         )
 
     def digest(self) -> str:
-        """A digest of every setting, recorded with the plan."""
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True, default=str).encode()).hexdigest()
+        """A digest of every setting, recorded with the plan (the engine's options as the config set them)."""
+        settings = {**asdict(self), "options": self.options.settings()}
+        return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def wants_credits(config: Mapping[str, Any]) -> bool:

@@ -34,10 +34,8 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import soundfile as sf
 
@@ -46,7 +44,7 @@ from narrator.core.audio import AudioCheckError, WavRecord, check_wav_file, enco
 from narrator.core.errors import UserError
 from narrator.core.publish import publishing, replace_durably
 from narrator.engines import Engine, get_engine, load_count
-from narrator.engines.base import cpu_share
+from narrator.engines.base import EngineOptions, cpu_share
 from narrator.render import asr
 
 
@@ -106,7 +104,7 @@ def render_segment(
     wav_path: str | Path,
     *,
     engine: str,
-    options: Mapping[str, Any],
+    options: EngineOptions,
     check: asr.AsrSettings | None = None,
 ) -> str:
     """Synthesize, verify, hear, mark and publish one segment (order: see the module docstring)."""

@@ -42,7 +42,7 @@ PRESET_OUTPUTS: Mapping[str, tuple[str, ...]] = {"": (), "acx": ("acx",)}
 class Run:
     """Everything the rules need from the config, parsed and checked once."""
 
-    engine: type[Engine]
+    engine: type[Engine[Any]]
     shelf: Shelf
     results: str
     #: 1 for an engine on CUDA, else 0: a book's language changes its voice, never its device.
@@ -89,7 +89,7 @@ def _bootstrap(
     check_supported()
     validate_config(config, schema, overrides)
     engine = engine_class(config["engine"])
-    options = config["engines"].get(config["engine"], {})
+    options = engine.Options.from_config(config["engines"].get(config["engine"], {}))
     engine.preflight(options)
     # The plan and the packaging read these only after hours of work; read them whole now.
     if config["lexicon"]:

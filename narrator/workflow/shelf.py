@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from narrator.core.errors import UserError
-from narrator.engines.base import Engine
+from narrator.engines.base import Engine, EngineOptions
 from narrator.plan.identity import check_source
 from narrator.plan.plan import PlanSettings
 from narrator.render.asr import AsrSettings, resolve
@@ -37,7 +37,7 @@ class ShelfBook:
     asr: AsrSettings
 
     @property
-    def options(self) -> Mapping[str, Any]:
+    def options(self) -> EngineOptions:
         """The engine's options for this book: the voice for its language, the speed for the pace."""
         return self.plan.options
 
@@ -80,7 +80,13 @@ def shelf_paths(books: str | list[str]) -> list[Path]:
     return list(dict.fromkeys(paths))
 
 
-def prepare_book(config: Mapping[str, Any], engine: type[Engine], path: Path, book_id: str) -> ShelfBook:
+def asr_threads(options: EngineOptions) -> int:
+    """The CPUs the ASR check may use beside a render: the engine's own threads option, else 1."""
+    threads = getattr(options, "threads", None)
+    return threads if isinstance(threads, int) and threads > 0 else 1
+
+
+def prepare_book(config: Mapping[str, Any], engine: type[Engine[Any]], path: Path, book_id: str) -> ShelfBook:
     """Read ``path`` whole (a missing, damaged, empty or oversized book is refused now, not after
     hours), check its folder holds no other book, and resolve its voice, pace and ASR check."""
     chapters, limits = config["chapters"], Limits.from_config(config)
@@ -91,17 +97,14 @@ def prepare_book(config: Mapping[str, Any], engine: type[Engine], path: Path, bo
     # An English voice reading a French book is gibberish: refuse it now, or let an engine that picks
     # its voice by language pick it here, so the plan and the renders share it. The pace becomes the
     # engine's own speed option, so it is part of every render key.
-    options = engine.for_pace(
-        engine.for_language(config["engines"].get(config["engine"], {}), language), config["pace"]
-    )
+    configured = engine.Options.from_config(config["engines"].get(config["engine"], {}))
+    options = engine.for_pace(engine.for_language(configured, language), config["pace"])
     # A missing asr extra for an explicit verify.asr is one line now, not one per render job.
-    asr = resolve(
-        config["verify"], config["engine"], language, engine.device(options), int(options.get("threads", 1))
-    )
+    asr = resolve(config["verify"], config["engine"], language, engine.device(options), asr_threads(options))
     return ShelfBook(book_id, str(path), PlanSettings.from_config(config, options), asr)
 
 
-def prepare_shelf(config: Mapping[str, Any], engine: type[Engine], bug_log_dir: Path) -> Shelf:
+def prepare_shelf(config: Mapping[str, Any], engine: type[Engine[Any]], bug_log_dir: Path) -> Shelf:
     """The run's books. One book (``book``): UserError for any problem. A shelf (``books``): each
     bad book refused in ``Shelf.refused``, its bug's traceback in ``bug_log_dir``; UserError only
     when the shelf itself is wrong or no book on it can be narrated."""

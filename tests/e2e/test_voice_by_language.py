@@ -15,7 +15,7 @@ from tiny_html import BOOK, CATALOG, rows_of
 
 from narrator.core.audio import to_pcm16
 from narrator.core.catalog import read_catalog, wav_file
-from narrator.engines.espeak import EspeakEngine, voice_for_language
+from narrator.engines.espeak import EspeakEngine, EspeakOptions, voice_for_language
 from narrator.plan.plan import render_key, segment_ids
 from narrator.render.render import seed_for
 
@@ -78,7 +78,7 @@ def test_espeak_plans_and_renders_a_french_book_with_a_french_voice(french: Work
     rows = read_catalog(french.results("matin") / "catalog.tsv")
     # The voice picked for fr, at config.yaml's pace.
     pace = yaml.safe_load((REPO / "config.yaml").read_text())["pace"]
-    options = EspeakEngine.for_pace({"voice": "fr"}, pace)
+    options = EspeakEngine.for_pace(EspeakOptions(voice="fr"), pace)
     # The plan's ids carry the picked voice, and the render jobs spoke with it.
     assert [row.segment_id for row in rows] == segment_ids(
         [row.spoken for row in rows], render_key("espeak", options)
@@ -105,7 +105,7 @@ def test_language_override_skips_english_normalization_and_picks_the_voice(tiny)
     assert voice == "de"
     pace = yaml.safe_load((REPO / "config.yaml").read_text())["pace"]
     german, english = (
-        EspeakEngine.load(EspeakEngine.for_pace({"voice": name}, pace)) for name in (voice, "en-us")
+        EspeakEngine.load(EspeakEngine.for_pace(EspeakOptions(voice=name), pace)) for name in (voice, "en-us")
     )
     try:
         for row in rows:

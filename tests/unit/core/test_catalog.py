@@ -31,6 +31,7 @@ from narrator.core.catalog import (
     write_catalog,
 )
 from narrator.core.errors import CatalogError
+from narrator.engines.espeak import EspeakOptions
 from narrator.plan.plan import PlanSettings, plan_rows, write_plan
 from narrator.text.ingest import load_book
 
@@ -134,7 +135,7 @@ def test_realistic_plan_round_trips_through_pandas(tmp_path: Path) -> None:
     )
     catalog_path = tmp_path / "results" / "odd-book" / "catalog.tsv"
     catalog_path.parent.mkdir(parents=True)
-    options = {"voice": "en-us", "rate": 175}
+    options = EspeakOptions(voice="en-us", rate=175)
     settings = PlanSettings(engine="espeak", options=options, budget=400)
     summary = write_plan(book, catalog_path, catalog_path.with_name("book.json"), settings)
     assert "planned" in summary

@@ -12,7 +12,7 @@ from conftest import REPO
 from narrator.core.catalog import COMPLETED, Row
 from narrator.core.pace import count_words, pace_by_chapter, pace_of
 from narrator.engines import engine_class
-from narrator.engines.espeak import EspeakEngine
+from narrator.engines.espeak import EspeakEngine, EspeakOptions
 from narrator.engines.kokoro import KokoroEngine
 from narrator.engines.piper import PiperEngine
 from narrator.plan.plan import PlanSettings, plan_rows
@@ -62,21 +62,28 @@ def test_pace_counts_completed_speech_only_per_chapter() -> None:
 @pytest.mark.parametrize("engine", [PiperEngine, EspeakEngine, KokoroEngine])
 def test_pace_sets_the_speed_option_and_an_explicit_one_wins(engine: type) -> None:
     option = engine.speed_option
-    slower, faster = engine.for_pace({}, 140)[option], engine.for_pace({}, 180)[option]
+    unset = engine.Options()
+    slower, faster = (
+        getattr(engine.for_pace(unset, 140), option),
+        getattr(engine.for_pace(unset, 180), option),
+    )
     # length_scale grows as the voice slows; rate and speed shrink.
     assert (slower > faster) if option == "length_scale" else (slower < faster)
-    assert engine.for_pace({option: 1}, 140) == {option: 1}
+    explicit = {option: 175 if option == "rate" else 1.0}  # a valid setting of each engine's knob
+    assert engine.for_pace(engine.Options.from_config(explicit), 140).settings() == explicit
 
 
 def test_an_engine_without_a_measured_pace_keeps_its_voice() -> None:
     coqui = engine_class("coqui")
     assert coqui.pace_fit is None
-    assert coqui.for_pace({"model_name": "m"}, 160) == {"model_name": "m"}
+    assert coqui.for_pace(coqui.Options(model_name="m"), 160).settings() == {"model_name": "m"}
 
 
 def _sample_sentences(words: int) -> list[str]:
     """The bundled sample book's first sentences, about ``words`` words of them, as planned."""
-    rows = plan_rows(load_book(REPO / "workflow/resources/sample.md"), PlanSettings("espeak", {}, 400))
+    rows = plan_rows(
+        load_book(REPO / "workflow/resources/sample.md"), PlanSettings("espeak", EspeakOptions(), 400)
+    )
     taken: list[str] = []
     while rows and sum(count_words(text) for text in taken) < words:
         taken.append(rows.pop(0).spoken)
@@ -89,7 +96,9 @@ def test_the_default_pace_is_an_audiobook_pace(name: str) -> None:
     before pace existed). Pace varies with the text (short words read faster): another passage may
     stray a little further, measured 168.8 (Piper) and 171.0 (espeak) at pace 158."""
     cls = engine_class(name)
-    engine = cls.load(cls.for_pace({"voice": "en-us"} if name == "espeak" else {}, CONFIG_PACE))
+    engine = cls.load(
+        cls.for_pace(cls.Options.from_config({"voice": "en-us"} if name == "espeak" else {}), CONFIG_PACE)
+    )
     for text, (low, high) in (
         (_sample_sentences(150), (150.0, 170.0)),
         (re.split(r"(?<=\.) ", PASSAGE), (145.0, 175.0)),

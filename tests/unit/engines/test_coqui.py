@@ -15,7 +15,7 @@ from coqui_model import require_coqui
 
 from narrator.engines._coqui_worker import serve
 from narrator.engines.base import EngineError
-from narrator.engines.coqui import CoquiEngine
+from narrator.engines.coqui import CoquiEngine, CoquiOptions
 
 require_coqui()
 
@@ -24,7 +24,7 @@ TEXT = "The lamp was lit at six o'clock, and nobody saw it."
 
 @pytest.fixture(scope="module")
 def engine(tiny_vits):
-    loaded = CoquiEngine.load(tiny_vits)
+    loaded = CoquiEngine.load(CoquiOptions.from_config(tiny_vits))
     yield loaded
     loaded.close()
 
@@ -66,7 +66,7 @@ def test_out_of_memory_once_is_retried_with_the_same_seed(tiny_vits, engine):
     np.testing.assert_array_equal(retried, expected)
     np.testing.assert_array_equal(again, expected)
     # Through the engine: the same samples, and the model was not restarted for it.
-    faulty = CoquiEngine.load(options)
+    faulty = CoquiEngine.load(CoquiOptions.from_config(options))
     try:
         np.testing.assert_array_equal(faulty.synthesize(text, seed=1), expected)
         assert faulty.loads == 1
@@ -75,7 +75,9 @@ def test_out_of_memory_once_is_retried_with_the_same_seed(tiny_vits, engine):
 
 
 def test_out_of_memory_twice_fails_naming_the_length(tiny_vits):
-    engine = CoquiEngine.load({**tiny_vits, "test_faults": {"oom_twice": "OOM-TWICE"}})
+    engine = CoquiEngine.load(
+        CoquiEngine.Options.from_config({**tiny_vits, "test_faults": {"oom_twice": "OOM-TWICE"}})
+    )
     try:
         text = f"{TEXT} OOM-TWICE"
         with pytest.raises(EngineError, match=f"out of GPU memory twice on a {len(text)}-character segment"):
@@ -86,7 +88,9 @@ def test_out_of_memory_twice_fails_naming_the_length(tiny_vits):
 
 
 def test_a_hang_is_killed_by_the_timeout_and_the_model_restarted(tiny_vits):
-    engine = CoquiEngine.load({**tiny_vits, "timeout_s": 3, "test_faults": {"hang": "HANG"}})
+    engine = CoquiEngine.load(
+        CoquiEngine.Options.from_config({**tiny_vits, "timeout_s": 3, "test_faults": {"hang": "HANG"}})
+    )
     try:
         with pytest.raises(EngineError, match="hung; killed after 3 s"):
             engine.synthesize(f"{TEXT} HANG", seed=1)
@@ -107,11 +111,11 @@ def test_a_hang_is_killed_by_the_timeout_and_the_model_restarted(tiny_vits):
 def test_preflight_errors_are_one_line(tiny_vits, options, message):
     merged = {**tiny_vits, **options} if options else {}
     with pytest.raises(EngineError) as error:
-        CoquiEngine.preflight(merged)
+        CoquiEngine.preflight(CoquiOptions.from_config(merged))
     assert message in str(error.value) and "\n" not in str(error.value)
 
 
 def test_a_missing_coqui_extra_is_one_line(tiny_vits, monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "torch", None)  # import torch now fails
     with pytest.raises(EngineError, match=r"needs its extra: pip install -e '\.\[coqui\]'"):
-        CoquiEngine.preflight({**tiny_vits, "device": "auto"})
+        CoquiEngine.preflight(CoquiEngine.Options.from_config({**tiny_vits, "device": "auto"}))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from narrator.engines.base import EngineError
-from narrator.engines.coqui import CoquiEngine
+from narrator.engines.coqui import CoquiEngine, CoquiOptions
 
 XTTS = "tts_models/multilingual/multi-dataset/xtts_v2"
 
@@ -35,7 +35,10 @@ def test_coqui_model_that_reads_the_book_is_kept_or_told_its_language(
     tmp_path: Path, options: dict, language: str, expected: dict
 ) -> None:
     options = {key: value.format(multi=_multilingual_config(tmp_path)) for key, value in options.items()}
-    assert CoquiEngine.for_language(options, language) == {**options, **expected}
+    assert CoquiEngine.for_language(CoquiOptions.from_config(options), language).settings() == {
+        **options,
+        **expected,
+    }
 
 
 @pytest.mark.parametrize(
@@ -51,7 +54,7 @@ def test_coqui_model_that_cannot_read_the_book_is_refused_in_one_line(
 ) -> None:
     options = {key: value.format(multi=_multilingual_config(tmp_path)) for key, value in options.items()}
     with pytest.raises(EngineError) as info:
-        CoquiEngine.for_language(options, "de")
+        CoquiEngine.for_language(CoquiOptions.from_config(options), "de")
     message = str(info.value)
     assert "'de'" in message and advice in message and "language:" in message and "\n" not in message
 
@@ -60,6 +63,8 @@ def test_a_coqui_model_with_one_language_is_checked_but_never_told_one(tmp_path:
     """Coqui refuses a language argument unless the model is multilingual (more than one listed)."""
     config = tmp_path / "config.json"
     config.write_text('{"model": "vits", "languages": ["en"]}')
-    assert CoquiEngine.for_language({"config_path": str(config)}, "en-US") == {"config_path": str(config)}
+    assert CoquiEngine.for_language(CoquiOptions(config_path=str(config)), "en-US") == CoquiOptions(
+        config_path=str(config)
+    )
     with pytest.raises(EngineError, match="'fr'"):
-        CoquiEngine.for_language({"config_path": str(config)}, "fr")
+        CoquiEngine.for_language(CoquiOptions(config_path=str(config)), "fr")

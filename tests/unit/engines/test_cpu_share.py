@@ -60,4 +60,4 @@ def test_usable_cpus_follow_the_process_affinity() -> None:
     ],
 )
 def test_each_engine_says_how_many_cpus_a_call_keeps_busy(engine: str, options: dict, threads: int) -> None:
-    assert engine_class(engine).cpu_threads(options) == threads
+    assert engine_class(engine).cpu_threads(engine_class(engine).Options.from_config(options)) == threads

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from narrator.engines.base import EngineError
-from narrator.engines.espeak import EspeakEngine
+from narrator.engines.espeak import EspeakEngine, EspeakOptions
 
 SENTENCES = [
     "Hello world.",
@@ -22,7 +22,7 @@ SENTENCES = [
 
 @pytest.fixture(scope="module")
 def engine() -> Iterator[EspeakEngine]:
-    engine = EspeakEngine.load({})
+    engine = EspeakEngine.load(EspeakOptions())
     yield engine
     engine.close()
 
@@ -94,18 +94,18 @@ def test_shell_syntax_in_the_text_is_spoken_never_run(
 
 def test_unknown_voice() -> None:
     with pytest.raises(EngineError, match="no voice named 'no-such-voice'") as info:
-        EspeakEngine.load({"voice": "no-such-voice"})
+        EspeakEngine.load(EspeakOptions(voice="no-such-voice"))
     assert "\n" not in str(info.value)
 
 
 @pytest.mark.parametrize("options", [{"rate": 5}, {"pitch": 101}, {"rate": "fast"}, {"voice": 3}])
 def test_bad_options(options: dict[str, object]) -> None:
     with pytest.raises(EngineError):
-        EspeakEngine.load(options)
+        EspeakEngine.load(EspeakOptions.from_config(options))
 
 
 def test_options_change_output(engine: EspeakEngine) -> None:
-    slow = EspeakEngine.load({"rate": 100, "pitch": 20})
+    slow = EspeakEngine.load(EspeakOptions(rate=100, pitch=20))
     try:
         assert len(slow.synthesize("Hello world.", seed=0)) > len(engine.synthesize("Hello world.", seed=0))
     finally:
@@ -113,7 +113,7 @@ def test_options_change_output(engine: EspeakEngine) -> None:
 
 
 def test_restarts_a_dead_helper() -> None:
-    engine = EspeakEngine.load({})
+    engine = EspeakEngine.load(EspeakOptions())
     try:
         before = engine.synthesize("Hello world.", seed=0)
         engine._helper.proc.kill()
@@ -124,7 +124,7 @@ def test_restarts_a_dead_helper() -> None:
 
 
 def test_closed_engine_raises() -> None:
-    engine = EspeakEngine.load({})
+    engine = EspeakEngine.load(EspeakOptions())
     proc = engine._helper.proc
     engine.close()
     assert proc.poll() is not None
@@ -146,13 +146,16 @@ def test_closed_engine_raises() -> None:
     ],
 )
 def test_voice_follows_the_books_language(options: dict, language: str, voice: str) -> None:
-    assert EspeakEngine.for_language(options, language) == {**options, "voice": voice}
+    assert EspeakEngine.for_language(EspeakOptions.from_config(options), language).settings() == {
+        **options,
+        "voice": voice,
+    }
 
 
 def test_french_book_is_read_by_a_french_voice() -> None:
     sentence = "Le petit chat dort sur le lit."
-    french = EspeakEngine.load(EspeakEngine.for_language({"voice": "auto"}, "fr"))
-    english = EspeakEngine.load({"voice": "en-us"})
+    french = EspeakEngine.load(EspeakEngine.for_language(EspeakOptions(voice="auto"), "fr"))
+    english = EspeakEngine.load(EspeakOptions(voice="en-us"))
     try:
         heard, misread = french.synthesize(sentence, seed=0), english.synthesize(sentence, seed=0)
     finally:
@@ -174,10 +177,10 @@ def test_a_voice_that_cannot_read_the_book_is_refused_in_one_line(
     options: dict, language: str, expected: list[str]
 ) -> None:
     with pytest.raises(EngineError) as info:
-        EspeakEngine.for_language(options, language)
+        EspeakEngine.for_language(EspeakOptions.from_config(options), language)
     assert all(part in str(info.value) for part in expected) and "\n" not in str(info.value)
 
 
 def test_auto_voice_must_be_resolved_before_loading() -> None:
     with pytest.raises(EngineError, match="for_language"):
-        EspeakEngine.load({"voice": "auto"})
+        EspeakEngine.load(EspeakOptions(voice="auto"))

@@ -11,7 +11,6 @@ import hashlib
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -19,7 +18,7 @@ from kokoro_model import MODEL_SHA256, require_kokoro
 
 from narrator.engines import engine_class
 from narrator.engines.base import EngineError
-from narrator.engines.kokoro import MAX_TOKENS, KokoroEngine
+from narrator.engines.kokoro import MAX_TOKENS, KokoroEngine, KokoroOptions
 
 require_kokoro()
 
@@ -28,12 +27,12 @@ OTHER = "A second, different line."
 
 
 @pytest.fixture(scope="module")
-def options(kokoro_files: dict[str, str]) -> dict[str, Any]:
-    return {**kokoro_files, "voice": "jf_alpha", "language": "en-us", "device": "cpu"}
+def options(kokoro_files: dict[str, str]) -> KokoroOptions:
+    return KokoroOptions(**kokoro_files, voice="jf_alpha", language="en-us", device="cpu")
 
 
 @pytest.fixture(scope="module")
-def engine(options: dict[str, Any]) -> KokoroEngine:
+def engine(options: KokoroOptions) -> KokoroEngine:
     return KokoroEngine.load(options)
 
 
@@ -63,7 +62,7 @@ def test_english_with_a_japanese_voice_sounds_like_speech(engine: KokoroEngine) 
     assert np.abs(audio).max() < 0.99, "clipped"
 
 
-def test_renders_repeat_exactly_whatever_came_before(engine: KokoroEngine, options: dict[str, Any]) -> None:
+def test_renders_repeat_exactly_whatever_came_before(engine: KokoroEngine, options: KokoroOptions) -> None:
     first = engine.synthesize(TEXT, seed=1)
     engine.synthesize(OTHER, seed=1)
     np.testing.assert_array_equal(engine.synthesize(TEXT, seed=2), first)  # Kokoro draws no noise
@@ -79,23 +78,23 @@ def test_concurrent_threads_match_sequential(engine: KokoroEngine) -> None:
         np.testing.assert_array_equal(one, other)
 
 
-def test_a_blend_mixes_voices_by_weight(engine: KokoroEngine, options: dict[str, Any]) -> None:
+def test_a_blend_mixes_voices_by_weight(engine: KokoroEngine, options: KokoroOptions) -> None:
     alone = engine.synthesize("Hello there.", seed=0)
     # Weights are shares of their sum, so one voice at any weight is that voice.
-    same = KokoroEngine.load({**options, "voice": "jf_alpha:3"}).synthesize("Hello there.", seed=0)
+    same = KokoroEngine.load(options.with_setting("voice", "jf_alpha:3")).synthesize("Hello there.", seed=0)
     np.testing.assert_array_equal(same, alone)
-    blend = KokoroEngine.load({**options, "voice": "jf_alpha:60,jm_kumo:40"}).synthesize(
+    blend = KokoroEngine.load(options.with_setting("voice", "jf_alpha:60,jm_kumo:40")).synthesize(
         "Hello there.", seed=0
     )
     assert blend.size != alone.size or not np.array_equal(blend, alone)
 
 
 @pytest.mark.slow
-def test_the_longest_sentence_stays_within_the_phoneme_budget(options: dict[str, Any]) -> None:
+def test_the_longest_sentence_stays_within_the_phoneme_budget(options: KokoroOptions) -> None:
     # The densest spoken text found: letter names, about 3 phonemes per character against prose's 1.05.
     budget = KokoroEngine.budget(options)
     sentence = " ".join("xwyzqh" * budget)[: budget - 1] + "."
-    fast = KokoroEngine.load({**options, "speed": 2.0})  # half the audio to render, same phonemes
+    fast = KokoroEngine.load(options.with_setting("speed", 2.0))  # half the audio to render, same phonemes
     phonemes = fast.phonemes(sentence)
     batches = fast.batches(phonemes)
     assert len(sentence) == budget and len(fast.tokens(phonemes)) > 2 * MAX_TOKENS
@@ -109,7 +108,7 @@ def test_missing_files_are_one_line(kokoro_files: dict[str, str], tmp_path: Path
     for key in ("model_path", "voices_path"):
         missing = str(tmp_path / "nope")
         with pytest.raises(EngineError) as info:
-            KokoroEngine.preflight({**kokoro_files, key: missing})
+            KokoroEngine.preflight(KokoroEngine.Options.from_config({**kokoro_files, key: missing}))
         message = str(info.value)
         assert key in message and missing in message and "\n" not in message
 
@@ -122,19 +121,21 @@ def test_unknown_voices_and_bad_blends_are_one_line(
     kokoro_files: dict[str, str], voice: str, named: str
 ) -> None:
     with pytest.raises(EngineError) as info:
-        KokoroEngine.preflight({**kokoro_files, "voice": voice})
+        KokoroEngine.preflight(KokoroEngine.Options.from_config({**kokoro_files, "voice": voice}))
     assert named in str(info.value) and "\n" not in str(info.value)
 
 
 def test_a_language_the_model_cannot_speak_is_refused_in_one_line(kokoro_files: dict[str, str]) -> None:
     with pytest.raises(EngineError, match="cannot speak 'ja'"):
-        KokoroEngine.preflight({**kokoro_files, "voice": "jf_alpha", "language": "ja"})
+        KokoroEngine.preflight(
+            KokoroEngine.Options.from_config({**kokoro_files, "voice": "jf_alpha", "language": "ja"})
+        )
     for book in ("ja", "de"):
         with pytest.raises(EngineError) as info:
-            KokoroEngine.for_language({"voice": "jf_alpha"}, book)
+            KokoroEngine.for_language(KokoroOptions(voice="jf_alpha"), book)
         assert f"language {book!r}" in str(info.value) and "\n" not in str(info.value)
     with pytest.raises(EngineError, match=r"engines\.kokoro\.language"):
-        KokoroEngine.for_language({"language": "en-us"}, "fr")
+        KokoroEngine.for_language(KokoroOptions(language="en-us"), "fr")
 
 
 @pytest.mark.parametrize(
@@ -142,7 +143,7 @@ def test_a_language_the_model_cannot_speak_is_refused_in_one_line(kokoro_files: 
     [("en", "en-us"), ("en-GB", "en-gb"), ("eng", "en-us"), ("fr-CA", "fr-fr"), ("pt", "pt-br")],
 )
 def test_the_book_language_picks_the_phonemes(book: str, language: str) -> None:
-    assert KokoroEngine.for_language({"voice": "af_heart"}, book) == {
+    assert KokoroEngine.for_language(KokoroOptions(voice="af_heart"), book).settings() == {
         "voice": "af_heart",
         "language": language,
     }
@@ -153,7 +154,9 @@ def test_cuda_without_onnxruntime_gpu_is_one_line(kokoro_files: dict[str, str]) 
 
     if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
         pytest.skip("onnxruntime-gpu is installed here")
-    assert KokoroEngine.device({"device": "auto"}) == "cpu"
+    assert KokoroEngine.device(KokoroOptions(device="auto")) == "cpu"
     with pytest.raises(EngineError) as info:
-        KokoroEngine.preflight({**kokoro_files, "voice": "jf_alpha", "device": "cuda:1"})
+        KokoroEngine.preflight(
+            KokoroEngine.Options.from_config({**kokoro_files, "voice": "jf_alpha", "device": "cuda:1"})
+        )
     assert "onnxruntime-gpu" in str(info.value) and "\n" not in str(info.value)

