@@ -16,7 +16,9 @@ min_version("9.0")
 logging.raiseExceptions = False
 
 
-configfile: "config.yaml"
+# Run from another folder (snakemake -s <path>/Snakefile --directory <elsewhere>) with no config.yaml
+# of its own, the one beside this Snakefile is the config.
+configfile: "config.yaml" if Path("config.yaml").exists() else workflow.source_path("config.yaml")
 
 
 report: "workflow/report/workflow.rst"

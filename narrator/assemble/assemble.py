@@ -19,6 +19,7 @@ import hashlib
 import json
 import math
 import os
+import resource
 import shutil
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
@@ -42,7 +43,8 @@ from narrator.assemble.loudness import (
 from narrator.core import interrupt
 from narrator.core.audio import SUBTYPE, AudioCheckError, decode_verified, pcm_bytes
 from narrator.core.catalog import Row, read_planned, wav_file
-from narrator.core.errors import CatalogError
+from narrator.core.errors import CatalogError, first_line
+from narrator.core.lock import holding
 from narrator.core.publish import publishing, replace_durably
 from narrator.core.timeline import Timeline, book_rate, build_timeline
 
@@ -87,11 +89,32 @@ def _check_space(book_path: Path, frames: int) -> None:
         )
 
 
+#: The largest file FAT32 (and exFAT's FAT32-formatted cousins on cameras, old USB sticks) holds.
+FAT32_LIMIT = (1 << 32) - 1
+
+
 def _write_error(temp: Path, error: sf.LibsndfileError) -> OSError:
-    """libsndfile reports a failed write as "System error" without the errno: name the likely cause."""
-    full = shutil.disk_usage(temp.parent).free < _HEADER_ROOM
-    code = errno.ENOSPC if full else errno.EIO
+    """libsndfile reports a failed write as "System error" without the errno: name the likely cause
+    (a full disk, a file size limit, else a failing disk)."""
+    if shutil.disk_usage(temp.parent).free < _HEADER_ROOM:
+        code = errno.ENOSPC
+    elif _at_size_limit(temp):
+        code = errno.EFBIG
+    else:
+        code = errno.EIO
     return OSError(code, f"{os.strerror(code)} (libsndfile: {error.error_string})", str(temp))
+
+
+def _at_size_limit(path: Path) -> bool:
+    """Whether a write failed because ``path`` reached this process's file size limit (ulimit -f)
+    or FAT32's 4 GiB."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return False
+    soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+    near = _HEADER_ROOM
+    return (soft != resource.RLIM_INFINITY and size + near >= soft) or size + near >= FAT32_LIMIT
 
 
 def wav_format(frames: int) -> str:
@@ -230,6 +253,50 @@ def _loudness_report(
         # samples still hash to this, instead of measuring them again.
         "pcm_sha256": pcm_sha256,
     }
+
+
+#: The master's loudness report, beside it.
+LOUDNESS_JSON = "loudness.json"
+#: What every reader of loudness.json takes from it.
+LOUDNESS_KEYS = ("target_lufs", "true_peak_ceiling_dbtp", "before", "after", "sample_rate", "frames")
+AGAIN = "run snakemake again: it assembles the book again"
+
+
+def read_loudness_report(path: str | Path) -> dict[str, Any]:
+    """loudness.json, as assembly wrote it; CatalogError in one line, with the way out, if not."""
+    try:
+        report = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CatalogError(f"{path} is missing; {AGAIN}") from None
+    except (OSError, ValueError) as error:
+        raise CatalogError(f"{path} is damaged ({first_line(error)}); {AGAIN}") from None
+    missing = [key for key in LOUDNESS_KEYS if not isinstance(report, dict) or key not in report]
+    if missing:
+        raise CatalogError(f"{path} is damaged (no {', '.join(missing)}); {AGAIN}")
+    return report
+
+
+def reassemble_if_damaged(results_dir: Path, book_id: str, dry_run: Callable[[], bool]) -> str | None:
+    """Make Snakemake assemble again a book whose loudness.json cannot be read; say so in one line.
+
+    The report, the output check and ``narrator check`` read it, and Snakemake sees nothing wrong
+    with a file that stands: without this every run would fail in the report, for ever. The master
+    goes with it, since its report is the only record of how it was made.
+    """
+    path = results_dir / LOUDNESS_JSON
+    if not path.exists():
+        return None
+    try:
+        read_loudness_report(path)
+        return None
+    except CatalogError as error:
+        problem = str(error).removesuffix(f"; {AGAIN}")
+    if dry_run():
+        return f"{problem}; a real run assembles the book again"
+    with holding(results_dir, "a re-assembly"):
+        for damaged in (path, results_dir / f"{book_id}.wav"):
+            damaged.unlink(missing_ok=True)
+    return f"{problem}; assembling the book again"
 
 
 def assemble_book(

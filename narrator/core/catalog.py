@@ -44,6 +44,7 @@ from typing import Any
 from narrator.core.audio import WavRecord
 from narrator.core.book import Segment
 from narrator.core.errors import CatalogError
+from narrator.core.lock import open_lock_file
 from narrator.core.publish import replace_durably
 
 COLUMNS = (
@@ -244,13 +245,15 @@ def read_catalog(path: str | Path) -> list[Row]:
     except FileNotFoundError:
         raise CatalogError(f"{path}: no catalog here; {PLAN_HINT}") from None
     except (csv.Error, UnicodeDecodeError) as error:
-        raise CatalogError(f"{path}: the catalog is malformed ({error})") from None
+        raise CatalogError(f"{path}: the catalog is malformed ({error}); {REPLAN_HINT}") from None
 
 
 def _parse(path: Path, where: str, values: Sequence[str]) -> Row:
     """A row from its TSV fields; ``where`` names it in errors ("row 12")."""
     if len(values) != len(COLUMNS):
-        raise CatalogError(f"{path}: the catalog is malformed ({where} has {len(values)} fields)")
+        raise CatalogError(
+            f"{path}: the catalog is malformed ({where} has {len(values)} fields); {REPLAN_HINT}"
+        )
     fields = dict(zip(COLUMNS, values, strict=True))
 
     def number_in(column: str, kind: type[int] | type[float]) -> Any:
@@ -348,12 +351,15 @@ def write_catalog(path: str | Path, rows: Iterable[Row]) -> None:
 def locked(path: str | Path) -> Iterator[None]:
     """Hold the catalog's exclusive lock (between processes and between threads alike)."""
     # Each caller opens its own descriptor: flock then excludes other threads of this process too.
-    with open(_lock_path(Path(path)), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    fd = open_lock_file(_lock_path(Path(path)))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 # With every field quoted, a quote inside a field is doubled, so a newline followed by a quoted

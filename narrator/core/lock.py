@@ -44,7 +44,7 @@ class ResultsLock:
         (narrator.workflow.jobs.describe_os_error).
         """
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = open_lock_file(self.path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -81,6 +81,16 @@ class ResultsLock:
 #: Locks held by this process, whose descriptors a forked child must not keep open: a child
 #: outliving a killed holder would otherwise keep the lock taken.
 _HELD: set[ResultsLock] = set()
+
+
+def open_lock_file(path: Path) -> int:
+    """A descriptor of the lock file ``path``, made if missing; one line for something else there."""
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except IsADirectoryError:
+        raise UserError(
+            f"{path} is a folder, where narrator keeps a lock file; remove it (rmdir) and run again"
+        ) from None
 
 
 def _release_held_in_child() -> None:

@@ -19,7 +19,6 @@ report can show the same table.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import subprocess
@@ -34,9 +33,10 @@ import soundfile as sf
 from mutagen import MutagenError
 from mutagen.mp3 import MP3, BitrateMode
 
+from narrator.assemble.assemble import read_loudness_report
 from narrator.assemble.loudness import LoudnessMeter, to_dbfs
 from narrator.core.audio import master_blocks, pcm_bytes
-from narrator.core.errors import UserError
+from narrator.core.errors import CatalogError, UserError
 from narrator.package import acx
 from narrator.package.ffmpeg import FfmpegError, find_ffmpeg
 
@@ -230,7 +230,10 @@ def check_master(master: Path, loudness_json: Path) -> list[CheckResult]:
     name = master.name
     if not loudness_json.is_file():
         return [CheckResult(loudness_json.name, "present", "missing", "beside the master", False)]
-    report = json.loads(loudness_json.read_text(encoding="utf-8"))
+    try:
+        report = read_loudness_report(loudness_json)
+    except CatalogError as error:
+        return [CheckResult(loudness_json.name, "readable", str(error), "as assembly wrote it", False)]
     target, ceiling = float(report["target_lufs"]), float(report["true_peak_ceiling_dbtp"])
     if report.get("pcm_sha256") and report["pcm_sha256"] == pcm_sha256(master):
         integrated = _recorded_figure(report["after"]["integrated_lufs"])

@@ -15,7 +15,6 @@ check), the table of ``narrator check``'s rules on the outputs, and the segments
 from __future__ import annotations
 
 import io
-import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -24,12 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
+from narrator.assemble.assemble import read_loudness_report
+
 matplotlib.use("Agg")
 
 from matplotlib.figure import Figure
 
 from narrator.core.catalog import Row, read_catalog, rows_by_chapter
-from narrator.core.errors import CatalogError, UserError
+from narrator.core.errors import UserError
 from narrator.core.pace import pace_by_chapter, pace_of
 from narrator.core.publish import publishing
 from narrator.core.timeline import build_timeline, chapter_title
@@ -473,7 +474,7 @@ def write_summary(
 ) -> str:
     """Write the landing page's summary.rst; the output check measures the catalog's folder."""
     rows = read_catalog(catalog_path)
-    report = _read_loudness(loudness_path)
+    report = read_loudness_report(loudness_path)
     evidence = read_evidence(catalog_path, rows)
     figures = key_figures(rows, report, book_info(book_json, PackageSettings()), evidence)
     checks: list[CheckResult] | str
@@ -489,13 +490,6 @@ def write_summary(
     return f"wrote {len(figures)} key figures and the output check ({failed} of {len(checks)} rules failed)"
 
 
-def _read_loudness(loudness_path: str | Path) -> dict[str, Any]:
-    try:
-        return json.loads(Path(loudness_path).read_text())
-    except (OSError, ValueError) as error:
-        raise CatalogError(f"{loudness_path}: cannot read the loudness report ({error})") from None
-
-
 def write_report_plots(
     catalog_path: str | Path,
     loudness_path: str | Path,
@@ -504,7 +498,7 @@ def write_report_plots(
 ) -> str:
     """Draw every plot named in ``outputs`` (keys from PLOTS) from the catalog and loudness.json."""
     rows = read_catalog(catalog_path)
-    report = _read_loudness(loudness_path)
+    report = read_loudness_report(loudness_path)
     makers: dict[str, Callable[[], Figure]] = {
         "chapter_minutes": lambda: chapter_minutes(rows, pauses),
         "chapter_pace": lambda: chapter_pace(rows),

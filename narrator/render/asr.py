@@ -49,7 +49,7 @@ LEAD_SILENCE_S = 0.5
 #: for short segments, where one misheard word is most of the text: Whisper hears espeak's "One" as
 #: "while", "The end." as "Yeah.". Correct Piper audio of the sample and of Alice's first six
 #: chapters stayed within these (worst: 82 % of the allowed letters wrong, espeak's sample 94 %;
-#: bench/asr.py); every broken case in tests/test_asr.py exceeds them.
+#: bench/asr.py); every broken case in tests/unit/render/test_asr.py exceeds them.
 CER_LIMIT = 0.35
 SLACK_LETTERS = 4
 #: Letters missing at the end that count as truncation: at least this many, and this share of the

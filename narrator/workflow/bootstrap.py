@@ -8,12 +8,14 @@ nothing written under results/); a bug is logged whole in the plan log and named
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from narrator.assemble.assemble import reassemble_if_damaged
 from narrator.assemble.loudness import LoudnessTarget
 from narrator.core.cpus import usable_cpus
 from narrator.core.errors import UserError
@@ -24,6 +26,7 @@ from narrator.plan.plan import replan_if_unproven
 from narrator.render.groups import GroupSizing
 from narrator.text.ingest import book_id_for
 from narrator.text.lexicon import Lexicon
+from narrator.workflow.clock_skew import bring_back_future_mtimes, describe
 from narrator.workflow.cluster import keep_group_components_on_restart, run_cluster_job_in_this_process
 from narrator.workflow.config import check_cover, validate_config
 from narrator.workflow.invocation import changes_nothing
@@ -88,6 +91,8 @@ def _bootstrap(
 ) -> Run:
     check_supported()
     validate_config(config, schema, overrides)
+    # "out/", "./out" and "out" are one folder; Snakemake matches outputs by their text.
+    config["results"] = os.path.normpath(config["results"])
     engine = engine_class(config["engine"])
     options = engine.Options.from_config(config["engines"].get(config["engine"], {}))
     engine.preflight(options)
@@ -103,6 +108,7 @@ def _bootstrap(
     if not workflow.remote_exec:
         for refused in shelf.refused:
             say(f"{refused}, the other books go on")
+        _bring_back_future_mtimes(config, results, shelf, say)
         _replan_unproven(results, shelf, say)
     _patch_snakemake(workflow)
     return Run(
@@ -118,16 +124,40 @@ def _bootstrap(
     )
 
 
+def _bring_back_future_mtimes(
+    config: Mapping[str, Any], results: str, shelf: Shelf, say: Callable[[str], None]
+) -> None:
+    """Every input and output a run compares by mtime: the books, lexicon, cover and results."""
+    paths = [Path(config[key]) for key in ("lexicon", "cover") if config[key]]
+    for book_id, book in shelf.books.items():
+        paths += [Path(book.path), Path(results) / book_id]
+    with faults_in_one_line():
+        skewed = bring_back_future_mtimes(paths)
+    if skewed:
+        say(describe(skewed))
+
+
 def _replan_unproven(results: str, shelf: Shelf, say: Callable[[str], None]) -> None:
-    """Make again a plan that no longer proves its book (a catalog cut short or gone while the
-    master stands): left alone, Snakemake says "nothing to be done" or assembles a shorter book."""
-    for book_id in shelf.books:
+    """Make again a plan that no longer proves its book (a catalog cut short, torn or gone while
+    the master stands: left alone, Snakemake says "nothing to be done" or assembles a shorter book),
+    or that was made from other settings or another text (left alone, a book of two voices); and
+    assemble again a master whose loudness.json is damaged (left alone, every report fails)."""
+
+    def dry_run() -> bool:
+        return changes_nothing(sys.argv)
+
+    for book_id, book in shelf.books.items():
         with faults_in_one_line():
             replanning = replan_if_unproven(
-                Path(results) / book_id, book_id, lambda: changes_nothing(sys.argv)
+                Path(results) / book_id, book_id, dry_run, (book.plan, Path(book.path))
             )
         if replanning:
             say(replanning)
+            continue
+        with faults_in_one_line():
+            reassembling = reassemble_if_damaged(Path(results) / book_id, book_id, dry_run)
+        if reassembling:
+            say(reassembling)
 
 
 def _patch_snakemake(workflow: Any) -> None:

@@ -69,10 +69,22 @@ def failure_message(what: str, error: BaseException, log: Path) -> str:
     fault = describe_os_error(error)
     if fault is not None:
         return f"{what}: {fault}"
+    if out_of_memory(error):
+        return (
+            f"{what}: out of memory ({type(error).__name__}: {error}); raise the memory limit (ulimit -v, "
+            f"the cluster job's mem_mb) or run fewer jobs at once (--cores), then {RUN_AGAIN}"
+        )
     detail = (str(error).strip().splitlines() or [""])[0]
     return (
         f"{what} failed: {type(error).__name__}: {detail}; this is a bug in narrator, please report it "
         f"with the traceback in {log}"
+    )
+
+
+def out_of_memory(error: BaseException) -> bool:
+    """A failure for want of memory: a MemoryError, or no memory left for a thread's stack."""
+    return isinstance(error, MemoryError) or (
+        isinstance(error, RuntimeError) and "can't start new thread" in str(error)
     )
 
 

@@ -128,3 +128,19 @@ def test_a_master_that_cannot_fit_is_refused_naming_the_disk(rendered: Path, tin
     assert caught.value.filename == str(master)
     assert sorted(path.name for path in tiny_disk.iterdir()) == ["filler"]  # no temp left behind
     assert verify_catalog(rendered).requeued == []  # the segments are untouched
+
+
+def test_a_write_stopped_by_the_file_size_limit_is_named_efbig(tmp_path, monkeypatch):
+    """libsndfile says only "System error": a master that reached ulimit -f must not read as a
+    failing disk (EIO)."""
+    import resource
+
+    from narrator.assemble import assemble
+
+    temp = tmp_path / ".book.wav.tmp"
+    temp.write_bytes(b"\0" * 4096)
+    failed = sf.LibsndfileError(2, "System error")
+    assert assemble._write_error(temp, failed).errno == errno.EIO
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (4096, resource.RLIM_INFINITY))
+    error = assemble._write_error(temp, failed)
+    assert error.errno == errno.EFBIG and error.filename == str(temp)

@@ -80,3 +80,18 @@ def test_a_lock_is_held_until_released(tmp_path):
     first.release()
     with holding(tmp_path, "second"):
         pass
+
+
+@pytest.mark.parametrize("lock_file", [LOCK_NAME, ".catalog.tsv.lock"])
+def test_a_folder_where_a_lock_file_belongs_is_one_line(tmp_path: Path, lock_file: str) -> None:
+    from narrator.core.catalog import locked
+
+    (tmp_path / lock_file).mkdir()
+    with pytest.raises(UserError) as refused:
+        if lock_file == LOCK_NAME:
+            ResultsLock(tmp_path, "a test").acquire()
+        else:
+            with locked(tmp_path / "catalog.tsv"):
+                pass
+    message = str(refused.value)
+    assert f"{tmp_path / lock_file} is a folder" in message and "rmdir" in message and "\n" not in message

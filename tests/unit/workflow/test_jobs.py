@@ -16,7 +16,13 @@ import pytest
 from conftest import RERUN
 from snakemake.exceptions import WorkflowError
 
-from narrator.workflow.jobs import DISK_FULL_LOG, describe_os_error, run_logged, write_disk_full_log
+from narrator.workflow.jobs import (
+    DISK_FULL_LOG,
+    describe_os_error,
+    failure_message,
+    run_logged,
+    write_disk_full_log,
+)
 
 
 @pytest.mark.parametrize(
@@ -126,3 +132,12 @@ def test_a_job_whose_disk_fills_up_still_logs_why_it_failed(disk, monkeypatch):
     run_logged("logs/render_segment/alice/2c3d.log", lambda: "rendered")
     assert late.read_text().splitlines()[1] == "rendered"
     assert (disk.path / DISK_FULL_LOG).read_text().startswith("error: the disk was full")
+
+
+@pytest.mark.parametrize(
+    "error", [MemoryError(), RuntimeError("can't start new thread")], ids=["MemoryError", "no thread"]
+)
+def test_out_of_memory_is_named_as_such_not_as_a_bug(tmp_path, error):
+    message = failure_message("render_segment sample", error, tmp_path / "job.log")
+    assert "out of memory" in message and "ulimit -v" in message and message.endswith(RERUN.split("then ")[1])
+    assert "bug" not in message and "\n" not in message
