@@ -9,7 +9,7 @@ from snakemake.utils import min_version
 from narrator.core.errors import UserError
 from narrator.workflow.jobs import start_run
 
-min_version("9.0")
+min_version("9.11")
 
 # On a full disk Snakemake's own log file (.snakemake/log/) cannot be written, and Python's logging
 # would print a traceback for every line it drops; the lines still reach the terminal.

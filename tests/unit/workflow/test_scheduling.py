@@ -15,7 +15,6 @@ import pytest
 from narrator.workflow.scheduling import _JobsOnDemand, coalesce_reevaluations, list_remaining_jobs_on_demand
 from narrator.workflow.snakemake_internals import job_scheduler_class, patched
 
-# Where the running Snakemake keeps it (9.11 moved it to snakemake.scheduling).
 JobScheduler = job_scheduler_class()
 
 

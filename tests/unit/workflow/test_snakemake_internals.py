@@ -23,12 +23,12 @@ from narrator.workflow.snakemake_internals import (
 )
 
 
-@pytest.mark.parametrize("version", ["9.0.0", "9.11.1", "9.27.1", "9.28.0rc1", "9.30.2.post1"])
+@pytest.mark.parametrize("version", ["9.11.0", "9.11.1", "9.27.1", "9.28.0rc1", "9.30.2.post1"])
 def test_versions_in_the_range_are_accepted(version):
     assert check_supported(version) == version
 
 
-@pytest.mark.parametrize("version", ["8.30.0", "10.0.0", "10.1.0a1", "7.32.4", "not-a-version"])
+@pytest.mark.parametrize("version", ["8.30.0", "9.0.0", "9.10.1", "10.0.0", "10.1.0a1", "not-a-version"])
 def test_versions_outside_the_range_are_refused_in_one_line(version):
     with pytest.raises(SnakemakeVersionError) as refused:
         check_supported(version)
