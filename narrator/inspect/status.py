@@ -193,6 +193,23 @@ def format_times(rows: Sequence[Row], book: float | None) -> str:
     return f"  time  {said}; {length}"
 
 
+#: A run counts as stalled once no segment has finished for this many of its usual gaps between
+#: completions, and for at least STALL_MIN_S: a slow segment is not a stall, an hour of nothing is.
+STALL_GAPS = 10
+STALL_MIN_S = 60.0
+
+
+def _stalled(pace: Throughput, since: float, queued: int) -> str:
+    """ ", stalled: …" when segments are queued and none has finished for far longer than usual."""
+    gap = 60.0 / pace.segments_per_minute
+    if queued == 0 or since < max(STALL_MIN_S, STALL_GAPS * gap):
+        return ""
+    return (
+        f"; stalled: nothing finished for {since / gap:.0f} times the usual {clock(gap)} between "
+        "segments (is the run stopped, or an engine stuck?), so the ETA does not hold"
+    )
+
+
 def format_status(
     catalog_path: str | Path,
     rows: Sequence[Row],
@@ -207,10 +224,11 @@ def format_status(
     lines = [format_progress(catalog_path, overall)]
     pace = throughput(rows)
     if pace is not None:
+        since = max(now - pace.last_completed_at, 0.0)
         lines.append(
             f"  pace  {pace.segments_per_minute:.1f} segments/min, "
             f"{pace.audio_per_second:.1f} audio-s per wall-s (latest {pace.window}); "
-            f"last {clock(max(now - pace.last_completed_at, 0.0))} ago"
+            f"last {clock(since)} ago" + _stalled(pace, since, overall.queued)
         )
     lines.append(format_times(rows, book))
     parts = chapters(rows)

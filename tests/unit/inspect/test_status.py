@@ -110,3 +110,14 @@ def test_ascii_when_the_output_cannot_encode_blocks():
     assert glyphs_for("utf-8") is UNICODE
     assert glyphs_for("ascii") is ASCII
     assert glyphs_for(None) is ASCII
+
+
+def test_a_stalled_run_says_so_and_a_slow_segment_does_not():
+    rows = make_rows(PLAN)
+    last = START + 3 * 16  # one completion every 3 s until then
+    assert "stalled" not in format_status("c.tsv", rows, last + 59).splitlines()[1]
+    stalled = format_status("c.tsv", rows, last + 77).splitlines()[1]
+    assert stalled.startswith("  pace  20.0 segments/min") and "last 0:01:17 ago; stalled:" in stalled
+    assert "26 times the usual 0:00:03" in stalled and "ETA does not hold" in stalled
+    finished = make_rows([("Only", 3, 3)])
+    assert "stalled" not in format_status("c.tsv", finished, START + 3600).splitlines()[1]
