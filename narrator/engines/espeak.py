@@ -11,10 +11,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
+import select
 import struct
 import subprocess
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,6 +26,7 @@ from typing import IO, Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from narrator.core import interrupt
 from narrator.core.language import primary_language, same_language
 from narrator.engines.base import Engine, EngineError, EngineOptions, language_refused
 
@@ -121,10 +125,32 @@ class EspeakOptions(EngineOptions):
         _check_int("pitch", self.pitch, PITCH_RANGE)
 
 
-def _read_exact(stream: IO[bytes], n: int) -> bytes:
-    data = stream.read(n)
-    if data is None or len(data) != n:
-        raise EOFError("espeak helper closed its output")
+#: Longest the helper may take to answer: it renders a 400-character segment in about 0.05 s, so a
+#: helper silent this long is stuck or stopped (SIGSTOP), never busy.
+TIMEOUT_S = 60.0
+#: How often a wait for the helper looks whether the user asked the run to stop.
+_POLL_S = 0.25
+
+
+class _Stuck(EOFError):
+    """The helper gave no answer in time."""
+
+
+def _read_exact(stream: IO[bytes], n: int, deadline: float) -> bytes:
+    """``n`` bytes of the helper's output, read from its descriptor (never through the buffer) so
+    that waiting can end: at ``deadline``, and on Ctrl-C or SIGTERM (narrator.core.interrupt)."""
+    fd, data = stream.fileno(), b""
+    while len(data) < n:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _Stuck(f"no answer in {TIMEOUT_S:.0f} s: stuck, or stopped with SIGSTOP; killed it")
+        ready, _, _ = select.select([fd], [], [], min(remaining, _POLL_S))
+        interrupt.check()
+        if ready:
+            chunk = os.read(fd, n - len(data))
+            if not chunk:
+                raise EOFError("espeak helper closed its output")
+            data += chunk
     return data
 
 
@@ -153,8 +179,13 @@ class _Helper:
         try:
             self.proc.stdin.write(_LENGTH.pack(len(payload)) + payload)
             self.proc.stdin.flush()
-            status, length = _HEADER.unpack(_read_exact(self.proc.stdout, _HEADER.size))
-            body = _read_exact(self.proc.stdout, length)
+            deadline = time.monotonic() + TIMEOUT_S
+            status, length = _HEADER.unpack(_read_exact(self.proc.stdout, _HEADER.size, deadline))
+            body = _read_exact(self.proc.stdout, length, deadline)
+        except _Stuck as exc:
+            self.proc.kill()  # SIGKILL ends a stopped process too
+            self.close()
+            raise _HelperDied(f"the espeak helper gave {exc}") from exc
         except (OSError, EOFError, ValueError) as exc:
             raise _HelperDied(f"the espeak helper stopped unexpectedly ({exc})") from exc
         except BaseException:

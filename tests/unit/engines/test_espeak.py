@@ -184,3 +184,26 @@ def test_a_voice_that_cannot_read_the_book_is_refused_in_one_line(
 def test_auto_voice_must_be_resolved_before_loading() -> None:
     with pytest.raises(EngineError, match="for_language"):
         EspeakEngine.load(EspeakOptions(voice="auto"))
+
+
+def test_a_stopped_helper_is_killed_after_the_timeout_and_the_segment_still_renders(monkeypatch) -> None:
+    """SIGSTOP the helper (a stuck process looks the same): the call must not wait for ever."""
+    import os
+    import signal
+    import time
+
+    from narrator.engines import espeak
+
+    engine = EspeakEngine.load(EspeakOptions())
+    try:
+        expected = engine.synthesize("Hello there.", seed=0)
+        monkeypatch.setattr(espeak, "TIMEOUT_S", 1.0)
+        stopped = engine._helper.proc
+        os.kill(stopped.pid, signal.SIGSTOP)
+        started = time.monotonic()
+        again = engine.synthesize("Hello there.", seed=0)
+        assert time.monotonic() - started < 10
+        np.testing.assert_array_equal(again, expected)
+        assert stopped.poll() is not None  # killed, and a fresh helper answered
+    finally:
+        engine.close()
