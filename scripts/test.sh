@@ -35,4 +35,4 @@ python -m pytest -q
 # and run the sample book whole; the run above used the newest.
 pip install -q 'snakemake==9.11.0'
 python -m pytest -q -m "not cluster" tests/unit/workflow tests/e2e/test_sample_book_end_to_end.py \
-    tests/e2e/test_scheduling_rounds.py tests/e2e/test_no_mixed_book.py
+    tests/e2e/test_scheduling_rounds.py
