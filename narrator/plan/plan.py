@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 from narrator.core import interrupt
@@ -190,10 +191,9 @@ def set_aside(segments_dir: Path, aside_dir: Path, keep: set[str]) -> tuple[int,
     back, set aside)."""
     taken_back = 0
     if aside_dir.is_dir():
-        for name in keep:
-            kept = aside_dir / name
-            if kept.is_file() and not (segments_dir / name).exists():
-                os.replace(kept, segments_dir / name)
+        for kept in aside_dir.iterdir():
+            if kept.name in keep and kept.is_file() and not (segments_dir / kept.name).exists():
+                os.replace(kept, segments_dir / kept.name)
                 taken_back += 1
     moved = 0
     for path in segments_dir.glob("*"):
@@ -212,12 +212,16 @@ def set_aside(segments_dir: Path, aside_dir: Path, keep: set[str]) -> tuple[int,
 
 def _trim(folder: Path, limit: int) -> None:
     """Delete the oldest files of ``folder`` until it holds at most ``limit`` bytes."""
-    files = sorted((path.stat().st_mtime, path) for path in folder.iterdir() if path.is_file())
-    total = sum(path.stat().st_size for _, path in files)
-    for _, path in files:
+    files = []
+    for path in folder.iterdir():
+        info = path.stat()
+        if S_ISREG(info.st_mode):
+            files.append((info.st_mtime, info.st_size, path))
+    total = sum(size for _, size, _ in files)
+    for _, size, path in sorted(files):
         if total <= limit:
             return
-        total -= path.stat().st_size
+        total -= size
         path.unlink()
 
 
