@@ -33,7 +33,7 @@ import soundfile as sf
 from mutagen import MutagenError
 from mutagen.mp3 import MP3, BitrateMode
 
-from narrator.assemble.assemble import read_loudness_report
+from narrator.assemble.assemble import LOUDNESS_JSON, read_loudness_report
 from narrator.assemble.loudness import LoudnessMeter, to_dbfs
 from narrator.core.audio import master_blocks, pcm_bytes
 from narrator.core.errors import CatalogError, UserError
@@ -278,7 +278,7 @@ def check_book(folder: str | Path) -> list[CheckResult]:
     if master.is_file():
         info = sf.info(str(master))
         rate, master_seconds = info.samplerate, info.frames / info.samplerate
-        results += check_master(master, folder / "loudness.json")
+        results += check_master(master, folder / LOUDNESS_JSON)
     m4b = folder / f"{folder.name}.m4b"
     if m4b.is_file() and master_seconds is not None:
         results.append(_check_duration(ffmpeg, m4b, m4b.name, rate, master_seconds)[1])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from narrator.assemble.assemble import LOUDNESS_JSON
 from narrator.core.catalog import Row, rows_by_chapter
 from narrator.core.pace import pace_of
 from narrator.core.timeline import chapter_title
@@ -128,7 +129,7 @@ def book_seconds(folder: Path, rows: Sequence[Row]) -> float | None:
     A master older than the latest completion, or made while rows were queued, is another
     version of the book: its length would be a wrong answer, so there is none.
     """
-    report_path = folder / "loudness.json"
+    report_path = folder / LOUDNESS_JSON
     if not rows or len(_done(rows)) < len(rows) or not report_path.is_file():
         return None
     latest = max(row.completed_at or 0.0 for row in rows)

@@ -109,7 +109,7 @@ def _bootstrap(
         for refused in shelf.refused:
             say(f"{refused}, the other books go on")
         _bring_back_future_mtimes(config, results, shelf, say)
-        _replan_unproven(results, shelf, say)
+        _heal_results(results, shelf, say)
     _patch_snakemake(workflow)
     return Run(
         engine=engine,
@@ -137,7 +137,7 @@ def _bring_back_future_mtimes(
         say(describe(skewed))
 
 
-def _replan_unproven(results: str, shelf: Shelf, say: Callable[[str], None]) -> None:
+def _heal_results(results: str, shelf: Shelf, say: Callable[[str], None]) -> None:
     """Make again a plan that no longer proves its book (a catalog cut short, torn or gone while
     the master stands: left alone, Snakemake says "nothing to be done" or assembles a shorter book),
     or that was made from other settings or another text (left alone, a book of two voices); and
