@@ -43,6 +43,9 @@ class Book:
     authors: tuple[str, ...] = ()
     #: BCP 47 language tag, e.g. "en" or "en-GB"; decides text normalization.
     language: str = "en"
+    #: Where the book states ``language`` ("OPF dc:language", "Gutenberg 'Language:' line", ...);
+    #: empty when it states none and ``language`` is only the default.
+    language_source: str = ""
     cover: Cover | None = None
     #: How the source was decoded, reported to the user (txt may be in a legacy encoding).
     encoding: str = "utf-8"

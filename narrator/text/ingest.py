@@ -11,6 +11,7 @@ from pathlib import Path
 from narrator.core.book import Book, Chapter
 from narrator.core.errors import BookError
 from narrator.core.publish import require_file
+from narrator.text.detect_language import settle_language
 from narrator.text.limits import Limits, check_book_bytes, check_book_chars
 from narrator.text.readers import READERS
 from narrator.text.readers.titles import bare_number, title_key
@@ -44,7 +45,7 @@ def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = Non
     chapters = titled_chapters(book.chapters)
     if not chapters:
         raise BookError(f"{path}: the book has no text to speak")
-    return replace(book, chapters=chapters)
+    return settle_language(replace(book, chapters=chapters))
 
 
 def _joined(titles: Iterable[str]) -> str:

@@ -265,11 +265,12 @@ class _Epub:
         return tuple(dict.fromkeys(authors))
 
     def language(self) -> str:
+        """The first well-formed dc:language, or "" when the package states none."""
         for element in self._metadata("language"):
             tag = text_of(element).replace("_", "-")
             if re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*", tag):
                 return tag
-        return "en"
+        return ""
 
     def date(self) -> str:
         """The publication date: EPUB 2's original-publication or publication event first, never
@@ -557,7 +558,8 @@ def read_epub(path: Path, notes: str = "drop") -> Book:
             squash(title),
             chapters,
             authors=epub.authors(),
-            language=epub.language(),
+            language=epub.language() or "en",
+            language_source="OPF dc:language" if epub.language() else "",
             cover=epub.cover(),
             notes=tuple(epub.notes),
             date=epub.date(),

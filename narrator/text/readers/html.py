@@ -80,4 +80,20 @@ def read_html(path: Path, notes: str = "drop") -> Book:
     document = extract(root, notes=notes)
     title, drafts = _drafts(document.blocks, document.title)
     title = title or title_from_stem(path)
-    return Book(title, build_chapters(drafts, title), encoding=encoding)
+    language = _stated_language(root)
+    return Book(
+        title,
+        build_chapters(drafts, title),
+        encoding=encoding,
+        language=language or "en",
+        language_source="document's lang attribute" if language else "",
+    )
+
+
+def _stated_language(root: etree._Element) -> str:
+    """The language the root element states (lang, or xml:lang in XHTML), or ""."""
+    for name in ("lang", "{http://www.w3.org/XML/1998/namespace}lang"):
+        tag = (root.get(name) or "").strip().replace("_", "-")
+        if re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*", tag):
+            return tag
+    return ""

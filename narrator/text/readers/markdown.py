@@ -1,67 +1,243 @@
-"""Markdown: chapters at headings, paragraphs as blocks, hard line breaks kept as verse lines."""
+"""Markdown as people write it: front matter, footnotes, tables, badges, link lists and code.
+
+Parsed by markdown-it-py with mdit-py-plugins (front matter, footnotes) and its table rule. Front
+matter is metadata (title, author, language), never text. Footnotes follow ``notes``: dropped, or
+read after the paragraph that refers to them. A table is read row by row, each row one sentence
+("Name: Ada, Born: 1815."). Code blocks, images, HTML comments and paragraphs that are nothing but
+links (a badge row, a language bar, a contents list) are not read. Chapters are headings, at the
+shallowest level used more than once; then front and back matter are told apart as in every reader.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import yaml
+from lxml import html as lxml_html
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.front_matter import front_matter_plugin
 
-from narrator.core.book import Book, Chapter
+from narrator.core.book import Book
 from narrator.text.readers.decode import clean_text, decode_text, squash
+from narrator.text.readers.matter import build_chapters
 from narrator.text.readers.titles import title_from_stem
+from narrator.text.readers.xhtml import Block, Draft
+
+_PARSER = MarkdownIt("commonmark").use(front_matter_plugin).use(footnote_plugin).enable("table")
+#: How a footnote read aloud begins, as in the other readers.
+FOOTNOTE = "Footnote: "
+#: The ARIA role of a paragraph of links only; it is not read.
+NAVIGATION = "navigation"
 
 
-def _inline_text(children: Iterable[Token]) -> str:
+@dataclass
+class _Inline:
+    text: str
+    #: Characters inside links, and of those the letters and digits.
+    link_chars: int = 0
+    link_alnum: int = 0
+    #: Labels of the footnotes it refers to, in order.
+    notes: list[str] = field(default_factory=list)
+
+
+def _inline(children: Iterable[Token]) -> _Inline:
     parts: list[str] = []
+    link_depth = link_chars = link_alnum = 0
+    notes: list[str] = []
     for token in children:
         if token.type in ("text", "code_inline"):
             parts.append(token.content)
+            if link_depth:
+                link_chars += len(token.content.strip())
+                link_alnum += sum(ch.isalnum() for ch in token.content)
         elif token.type == "softbreak":
             parts.append(" ")
         elif token.type == "hardbreak":
             parts.append("\n")
-    return "\n".join(squash(line) for line in "".join(parts).split("\n")).strip()
+        elif token.type == "link_open":
+            link_depth += 1
+        elif token.type == "link_close":
+            link_depth -= 1
+        elif token.type == "footnote_ref":
+            notes.append(str(token.meta["label"]))
+        # Images, their alt text and inline HTML (comments, tags) are not read.
+    text = "\n".join(squash(line) for line in "".join(parts).split("\n")).strip()
+    return _Inline(text, link_chars, link_alnum, notes)
 
 
-def parse_markdown(text: str, title: str) -> Book:
-    """Chapters at the shallowest heading level used more than once; a lone top heading is the title."""
-    tokens = MarkdownIt("commonmark").parse(clean_text(text))
-    levels = [int(t.tag[1]) for t in tokens if t.type == "heading_open"]
-    repeated = sorted({lvl for lvl in levels if levels.count(lvl) > 1})
-    chapter_level = repeated[0] if repeated else (min(levels) if levels else 0)
-    chapters: list[Chapter] = []
-    chapter_title = ""
-    paragraphs: list[str] = []
-    section_ends: set[int] = set()
-    heading_level = 0
-    for token in tokens:
-        if token.type == "heading_open":
-            heading_level = int(token.tag[1])
-        elif token.type == "heading_close":
-            heading_level = 0
-        elif token.type == "hr" and paragraphs:
-            section_ends.add(len(paragraphs) - 1)
+#: Words outside the links of a navigation paragraph are at most this share of those inside.
+NAVIGATION_OUTSIDE = 0.2
+
+
+def _is_navigation(inline: _Inline) -> bool:
+    """Links and little else (emoji, separators): a badge row, a language bar, a contents entry."""
+    outside = sum(ch.isalnum() for ch in inline.text) - inline.link_alnum
+    return inline.link_alnum > 0 and outside <= NAVIGATION_OUTSIDE * inline.link_alnum
+
+
+def _front_matter(source: str) -> dict[str, object]:
+    try:
+        loaded = yaml.safe_load(source)
+    except yaml.YAMLError:
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _names(value: object) -> tuple[str, ...]:
+    """Authors as front matter gives them: a string, a list, or items with a name."""
+    items = value if isinstance(value, list) else [value]
+    names = []
+    for item in items:
+        name = item.get("name") if isinstance(item, dict) else item
+        if isinstance(name, str) and name.strip():
+            names.append(squash(name))
+    return tuple(names)
+
+
+def _table_rows(tokens: list[Token], start: int) -> tuple[list[str], int]:
+    """Each body row of the table opening at ``start`` as one sentence; and the index after it."""
+    header: list[str] = []
+    rows: list[list[str]] = []
+    index = start
+    in_head = False
+    while tokens[index].type != "table_close":
+        token = tokens[index]
+        if token.type == "thead_open":
+            in_head = True
+        elif token.type == "thead_close":
+            in_head = False
+        elif token.type == "tr_open" and not in_head:
+            rows.append([])
         elif token.type == "inline":
-            content = _inline_text(token.children or [])
-            if not content:
-                continue
-            if heading_level and heading_level < chapter_level:
-                title = content
-            elif heading_level and heading_level == chapter_level:
-                if paragraphs or chapter_title:
-                    chapters.append(Chapter(chapter_title, tuple(paragraphs), frozenset(section_ends)))
-                chapter_title, paragraphs, section_ends = content, [], set()
+            cell = _inline(token.children or []).text
+            (header if in_head else rows[-1]).append(cell)
+        index += 1
+    sentences = []
+    for row in rows:
+        pairs = [f"{name}: {cell}" if name else cell for name, cell in zip(header, row, strict=False) if cell]
+        pairs = pairs or [cell for cell in row if cell]
+        if pairs:
+            sentences.append(", ".join(pairs).rstrip(".") + ".")
+    return sentences, index
+
+
+def _footnotes(tokens: list[Token]) -> dict[str, str]:
+    notes: dict[str, str] = {}
+    label = ""
+    for token in tokens:
+        if token.type == "footnote_open":
+            label = str(token.meta["label"])
+        elif token.type == "footnote_close":
+            label = ""
+        elif token.type == "inline" and label:
+            text = _inline(token.children or []).text
+            notes[label] = f"{notes[label]} {text}" if label in notes else text
+    return notes
+
+
+def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
+    tokens = _PARSER.parse(clean_text(text))
+    matter = next((_front_matter(t.content) for t in tokens if t.type == "front_matter"), {})
+    footnotes = _footnotes(tokens)
+    unread: Counter[str] = Counter()
+    blocks: list[Block] = []
+    heading = 0
+    skip_depth = 0  # inside a footnote block: its text goes where it is referred to
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token.type == "footnote_block_open":
+            skip_depth += 1
+        elif token.type == "footnote_block_close":
+            skip_depth -= 1
+        elif skip_depth:
+            pass
+        elif token.type == "heading_open":
+            heading = int(token.tag[1])
+        elif token.type == "heading_close":
+            heading = 0
+        elif token.type == "hr":
+            blocks.append(Block(is_break=True))
+        elif token.type == "table_open":
+            rows, index = _table_rows(tokens, index)
+            blocks += [Block(row) for row in rows]
+            unread["tables read row by row"] += 1
+        elif token.type == "html_block":
+            words = squash(lxml_html.fragment_fromstring(token.content, create_parent="div").text_content())
+            if words and not token.content.lstrip().startswith("<!--"):
+                blocks.append(Block(words))
             else:
-                paragraphs.append(content)
-    if paragraphs or chapter_title:
-        chapters.append(Chapter(chapter_title, tuple(paragraphs), frozenset(section_ends)))
-    return Book(title, tuple(chapters))
+                unread["HTML blocks or comments"] += 1
+        elif token.type in ("fence", "code_block"):
+            unread["code blocks"] += 1
+        elif token.type == "inline":
+            inline = _inline(token.children or [])
+            navigation = not heading and _is_navigation(inline)
+            if inline.text:
+                types = frozenset({NAVIGATION}) if navigation else frozenset()
+                blocks.append(Block(inline.text, heading=heading, types=types, link_chars=inline.link_chars))
+            if notes == "read":
+                blocks += [
+                    Block(f"{FOOTNOTE}{footnotes[label]}") for label in inline.notes if label in footnotes
+                ]
+        index += 1
+    if footnotes:
+        unread[
+            f"footnotes {'read after their paragraph' if notes == 'read' else 'dropped (notes: drop)'}"
+        ] = len(footnotes)
+    if matter:
+        unread["front matter (metadata, not text)"] = 1
+    book_title = squash(str(matter.get("title") or "")) or title
+    book_title, drafts = _drafts(blocks, book_title, bool(matter.get("title")), unread)
+    language = str(matter.get("language") or matter.get("lang") or "").strip().replace("_", "-")
+    return Book(
+        book_title,
+        build_chapters(drafts, book_title),
+        authors=_names(matter.get("author") or matter.get("authors") or ()),
+        language=language or "en",
+        language_source="front matter" if language else "",
+        date=str(matter.get("date") or "")[:10],
+        notes=tuple(f"Markdown: {what}: {count}" for what, count in unread.items()),
+    )
+
+
+def _drafts(blocks: list[Block], title: str, titled: bool, unread: Counter[str]) -> tuple[str, list[Draft]]:
+    """Chapters at the shallowest heading level used more than once; a lone top heading is the title.
+
+    Navigation paragraphs are not read, and a section of nothing else (a contents list) goes with
+    its heading.
+    """
+    levels = [b.heading for b in blocks if b.heading]
+    repeated = sorted({level for level in levels if levels.count(level) > 1})
+    chapter_level = repeated[0] if repeated else (min(levels) if levels else 0)
+    drafts: list[Draft] = [Draft("")]
+    for block in blocks:
+        if block.heading and block.heading < chapter_level:
+            title = title if titled else block.text
+            titled = True
+        elif block.heading and block.heading == chapter_level:
+            drafts.append(Draft(block.text))
+        else:
+            drafts[-1].blocks.append(block)
+    kept = []
+    for draft in drafts:
+        links = [b for b in draft.blocks if NAVIGATION in b.types]
+        unread["paragraphs of links only (navigation)"] += len(links)
+        if links and len(links) == len([b for b in draft.blocks if b.text]):
+            unread[f"sections of links only ({draft.title or 'untitled'!r})"] += 1
+            continue
+        draft.blocks = [b for b in draft.blocks if NAVIGATION not in b.types]
+        kept.append(draft)
+    if kept and not kept[0].title and not kept[0].blocks:
+        kept.pop(0)
+    return title, kept
 
 
 def read_markdown(path: Path, notes: str = "drop") -> Book:
-    """A Markdown book; ``notes`` is accepted like every reader's, as CommonMark has no footnotes."""
     text, encoding = decode_text(path, path.read_bytes())
-    book = parse_markdown(text, title_from_stem(path))
-    return Book(book.title, book.chapters, encoding=encoding)
+    return replace(parse_markdown(text, title_from_stem(path), notes), encoding=encoding)

@@ -250,9 +250,15 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             drafts[-1].blocks += [Block(text) for text in (paragraph, *footnotes) if text]
     drafts = _without_heading_lists(drafts)
     book_title = header.get("title") or title
-    language = _LANGUAGE_NAMES.get(header.get("language", "").split(",")[0].strip().lower(), "en")
+    language = _LANGUAGE_NAMES.get(header.get("language", "").split(",")[0].strip().lower(), "")
     authors = tuple(a.strip() for a in re.split(r"\s+and\s+|;", header.get("author", "")) if a.strip())
-    return Book(book_title, build_chapters(drafts, book_title), authors=authors, language=language)
+    return Book(
+        book_title,
+        build_chapters(drafts, book_title),
+        authors=authors,
+        language=language or "en",
+        language_source="Gutenberg 'Language:' line" if language else "",
+    )
 
 
 def _without_heading_lists(drafts: list[Draft]) -> list[Draft]:

@@ -1,0 +1,73 @@
+"""Markdown as people write it: front matter, footnotes, tables, link lists and code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from narrator.text.ingest import read_book
+
+BOOK = """---
+title: Kniha o všem
+author:
+  - name: Jan Novák
+language: cs-CZ
+rights: Creative Commons BY-SA
+---
+# Kniha o všem
+
+[![build](https://example.com/badge.svg)](https://example.com) 🇬🇧 [English](README.md) | [Česky](cs.md)
+
+## Obsah
+
+- [Jedna](#jedna)
+- [Dvě](#dve)
+
+## Jedna
+
+Bylo to v roce 2022 a trvalo to dlouho[^dlouho], velmi dlouho. <!-- poznámka autora -->
+
+| Jméno | Rok |
+|-------|-----|
+| Ada   | 1815 |
+
+```python
+print("never read")
+```
+
+## Dvě
+
+Další kapitola je tady, a je dost dlouhá na to, aby se dala poznat.
+
+[^dlouho]: Celý rok.
+"""
+
+
+def _read(tmp_path: Path, notes: str = "drop"):
+    path = tmp_path / "kniha.md"
+    path.write_text(BOOK, encoding="utf-8")
+    return read_book(path, notes=notes)
+
+
+def test_front_matter_is_metadata_never_text(tmp_path: Path) -> None:
+    book = _read(tmp_path)
+    assert (book.title, book.authors, book.language) == ("Kniha o všem", ("Jan Novák",), "cs-CZ")
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "rights" not in spoken and "Creative Commons" not in spoken
+
+
+def test_badges_language_bars_contents_links_code_and_comments_are_not_read(tmp_path: Path) -> None:
+    book = _read(tmp_path)
+    assert [c.title for c in book.chapters] == ["Jedna", "Dvě"]
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    for unread in ("English", "Česky", "never read", "poznámka autora", "build"):
+        assert unread not in spoken
+    assert "Markdown: code blocks: 1" in book.notes
+    assert "Markdown: sections of links only ('Obsah'): 1" in book.notes
+
+
+def test_a_table_is_read_row_by_row_and_footnotes_follow_notes(tmp_path: Path) -> None:
+    dropped = _read(tmp_path).chapters[0].paragraphs
+    assert dropped == ("Bylo to v roce 2022 a trvalo to dlouho, velmi dlouho.", "Jméno: Ada, Rok: 1815.")
+    read = _read(tmp_path, notes="read").chapters[0].paragraphs
+    assert read[1] == "Footnote: Celý rok."
+    assert not [p for p in read if "[^" in p or "|" in p]
