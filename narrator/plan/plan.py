@@ -38,7 +38,7 @@ from narrator.text.credits import with_credits
 from narrator.text.ingest import read_book, select_chapters
 from narrator.text.lexicon import Lexicon
 from narrator.text.limits import Limits, check_segment_count
-from narrator.text.normalize import normalize, normalize_title
+from narrator.text.normalize import normalize, normalize_title, number_reader
 from narrator.text.segment import Speaker, describe_segmenter, segment_book
 
 
@@ -256,8 +256,16 @@ def plan_notes(book: Book, narrated: Book, language: str) -> list[str]:
                 f"chapters.include: [{index}] reads it"
             )
     notes.append(f"sentences split by {describe_segmenter(language)}")
-    if not is_english(language):
-        notes.append(f"English normalization skipped for {language!r}: numbers are left for the voice")
+    if not is_english(language) and number_reader(language):
+        notes.append(
+            f"English normalization skipped for {language!r}: whole numbers read by num2words "
+            f"{number_reader(language)!r}, the rest left for the voice"
+        )
+    elif not is_english(language):
+        notes.append(
+            f"English normalization skipped for {language!r}: num2words has no {language!r}, "
+            "so numbers and symbols are left as written for the voice"
+        )
     return notes
 
 

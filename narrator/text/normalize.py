@@ -62,8 +62,11 @@ any number with an era. Other numbers are cardinals ("1,865" and "1865 miles").
 Times with a.m./p.m. keep the dotted "a.m."/"p.m.": espeak-ng spells those out letter by
 letter, but reads "AM" as "am" and "A M" as "uh em". Likewise "B.C." and "A.D.".
 
-Other languages fall through: their numbers, abbreviations and punctuation are left for the
-engine, which reads them in its own language, rather than risk an English reading.
+Other languages get their numbers read by num2words in that language where it has one
+(``number_reader``): a whole number standing alone ("v roce 2022" -> "v roce dva tisíce dvacet
+dva"), never one inside a date, a time, a decimal or a grouped number, whose reading differs from
+language to language, and never a number followed by a period in the languages that write an
+ordinal so ("am 1. Mai"). The rest is left for the engine, rather than risk an English reading.
 
 Inline phoneme blocks (``[[ ... ]]``, Piper's syntax, as the lexicon writes them) pass through
 untouched.
@@ -74,9 +77,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from num2words import num2words
+from num2words import CONVERTER_CLASSES, num2words
 
-from narrator.core.language import is_english
+from narrator.core.language import is_english, primary_language
 
 __all__ = ["normalize", "normalize_title", "roman_value"]
 
@@ -692,6 +695,61 @@ def _english(text: str, final: bool) -> str:
     return _SPACES.sub(" ", text)
 
 
+# --- other languages ------------------------------------------------------------------------------
+
+# A whole number standing alone: not part of a decimal, a grouped number, a date or a time.
+# Nor one a symbol or a Latin or Cyrillic letter touches ("50%", "$5", "1er"): its reading
+# depends on them. CJK counters touch their numbers ("2022年"), and are read with them.
+_LONE_NUMBER = re.compile(
+    r"(?<![\d.,:/\-$€£¥A-Za-z\u00c0-\u024f\u0400-\u04ff])\d{1,9}"
+    r"(?!\d|[.,:/\-]\d|\s?[%‰°€$£¥]|[A-Za-z\u00c0-\u024f\u0400-\u04ff])(?P<dot>\.)?"
+)
+#: Languages that write an ordinal as a number and a period ("der 1. Mai", "1. máj").
+_ORDINAL_PERIOD = frozenset(
+    [
+        "de",
+        "cs",
+        "sk",
+        "pl",
+        "da",
+        "no",
+        "nb",
+        "nn",
+        "fi",
+        "et",
+        "hu",
+        "sl",
+        "hr",
+        "sr",
+        "bs",
+        "tr",
+        "lv",
+        "lt",
+        "is",
+        "fo",
+    ]
+)
+
+
+def number_reader(language: str) -> str | None:
+    """The num2words language that reads numbers in ``language``, or None where it has none."""
+    primary = primary_language(language)
+    return primary if primary in CONVERTER_CLASSES and primary != "en" else None
+
+
+def _other_language_numbers(text: str, language: str) -> str:
+    reader = number_reader(language)
+    ordinal_period = primary_language(language) in _ORDINAL_PERIOD
+
+    def read(m: re.Match[str]) -> str:
+        if m["dot"] and ordinal_period:
+            return m.group()
+        digits = m.group().rstrip(".")
+        return num2words(int(digits), lang=reader) + (m["dot"] or "")
+
+    return _LONE_NUMBER.sub(read, text)
+
+
 # --- entry points ---------------------------------------------------------------------------------
 
 
@@ -713,6 +771,8 @@ def normalize(text: str, language: str, urls: str = "host") -> str:
         spoken = _tidy(_links(part, urls, english))
         if english:
             spoken = _english(spoken, final=index == last_text)
+        elif number_reader(language):
+            spoken = _other_language_numbers(spoken, language)
         out.append(spoken)
     return _SPACES.sub(" ", "".join(out)).strip()
 

@@ -22,8 +22,11 @@ import pysbd
 from narrator.core.book import CREDITS, Book, Segment
 from narrator.core.language import primary_language
 
-# A clause break: after , ; : or a dash, before whitespace.
-_CLAUSE_BREAK = re.compile(r"[,;:\u2013\u2014)](?=\s)")
+# A clause break: after , ; : or a dash, before whitespace; or after the commas and semicolons of
+# Arabic and of CJK (U+060C, U+061B, U+FF0C, U+3001, U+FF1B, U+FF1A), which need no space.
+_CLAUSE_BREAK = re.compile(r"[,;:\u2013\u2014)](?=\s)|[\u060c\u061b\uff0c\u3001\uff1b\uff1a]")
+# Scripts written without spaces between words: a sentence may be cut between any two characters.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u0e00-\u0e7f]")
 
 
 def _pysbd_language(language: str) -> str | None:
@@ -67,11 +70,60 @@ def _rejoin_dotted_words(pieces: list[str]) -> list[str]:
     return joined
 
 
-# A possible end: . ! ? or an ellipsis, closing quotes or brackets, then a space and the next
-# sentence's first letter (after any opening quotes or brackets).
+# A possible end: . ! ? (or the Arabic and Urdu question mark and full stop) or an ellipsis,
+# closing quotes or brackets, then a space and the next sentence's first letter (after any opening
+# quotes or brackets); or a CJK full stop, ! or ?, which need no space after them.
 _GENERIC_END = re.compile(
-    r"[.!?\u2026]+[\"'\u201d\u2019\u00bb)\]]*(?=\s+[\"'\u201c\u201e\u2018\u00ab(\[]*(?P<next>[^\W\d_]))"
+    r"[.!?\u2026\u061f\u06d4]+[\"'\u201d\u2019\u00bb)\]]*"
+    r"(?=\s+[\"'\u201c\u201e\u2018\u00ab(\[]*(?P<next>[^\W\d_]))"
+    r"|[\u3002\uff01\uff1f]+[\u300d\u300f\uff09\"'\u201d]*(?=(?P<cjk>.))"
 )
+# Titles abbreviated before a name in the languages narrator meets, English loans in translations
+# among them ("Mr." in a French novel): a period after one ends no sentence.
+_TITLES = frozenset(
+    [
+        "Mr",
+        "Mrs",
+        "Ms",
+        "Mx",
+        "Messrs",
+        "Dr",
+        "St",
+        "Prof",
+        "Rev",
+        "Capt",
+        "Col",
+        "Gen",
+        "Lt",
+        "Sgt",
+        "Jr",
+        "Sr",
+        "Sra",
+        "Srta",
+        "Mme",
+        "Mlle",
+        "Mmes",
+        "Mgr",
+        "Me",
+        "Hr",
+        "Fr",
+        "Frl",
+        "Hrn",
+        "Dhr",
+        "Mevr",
+        "Mej",
+        "Sig",
+        "Sigg",
+        "Dott",
+        "Avv",
+        "Ing",
+        "Вл",
+        "Св",
+    ]
+)
+_LAST_WORD = re.compile(r"(?P<word>[^\W\d_]+)\.\s*$")
+# A piece ending in a comma (Latin, Arabic, CJK) or semicolon was cut inside a sentence.
+_INSIDE_SENTENCE = re.compile(r"[,\u060c\u3001\uff0c;\u061b]\s*$")
 # The word before a period, if it is an initial or a short title ("J.", "Dr.", "Sr.", "Hr."):
 # that period ends no sentence. (A name this short at a sentence's end, "Zé.", only joins two.)
 # It is searched for in the three characters before the period.
@@ -89,6 +141,10 @@ def _is_initial(before: str) -> bool:
 def _generic_sentences(paragraph: str) -> list[str]:
     sentences, start = [], 0
     for end in _GENERIC_END.finditer(paragraph):
+        if end["cjk"] is not None:
+            sentences.append(paragraph[start : end.end()])
+            start = end.end()
+            continue
         if end["next"].islower() or (
             end.group()[0] == "." and _is_initial(paragraph[max(0, end.start() - 3) : end.start()])
         ):
@@ -96,6 +152,32 @@ def _generic_sentences(paragraph: str) -> list[str]:
         sentences.append(paragraph[start : end.end()])
         start = end.end()
     return [*sentences, paragraph[start:]]
+
+
+def _ends_inside_sentence(piece: str) -> bool:
+    """A piece that ends at a comma, a title ("Mr.", "Mme.") or initials ("J.", "T. e.")."""
+    if _INSIDE_SENTENCE.search(piece):
+        return True
+    last = _LAST_WORD.search(piece)
+    if last is None:
+        return False
+    word = last["word"]
+    initials = all(len(w.strip(".")) == 1 for w in piece.split()) and len(word) == 1
+    return word in _TITLES or initials or (len(word) == 1 and word.isupper())
+
+
+def _rejoin_inside_sentences(pieces: list[str]) -> list[str]:
+    """Undo breaks a splitter made inside a sentence (pysbd's French rules end one at "Mr.", its
+    Arabic ones at the comma "،")."""
+    joined: list[str] = []
+    for piece in pieces:
+        if joined and piece.strip() and _ends_inside_sentence(joined[-1]):
+            joined[-1] = joined[-1] + (
+                piece if joined[-1][-1:].isspace() or piece[:1].isspace() else f" {piece}"
+            )
+        else:
+            joined.append(piece)
+    return joined
 
 
 def split_sentences(paragraph: str, language: str = "en") -> list[str]:
@@ -106,6 +188,7 @@ def split_sentences(paragraph: str, language: str = "en") -> list[str]:
         pieces = _rejoin_dotted_words(pieces)
     else:
         pieces = _generic_sentences(paragraph)
+    pieces = _rejoin_inside_sentences(pieces)
     return [s.strip() for s in pieces if s.strip()]
 
 
@@ -122,6 +205,8 @@ def split_to_budget(sentence: str, budget: int) -> list[str]:
         clause_ends = [m.end() for m in _CLAUSE_BREAK.finditer(window) if m.end() <= budget]
         # A clause break very early would leave a tiny piece; a space near the budget is better.
         cut = clause_ends[-1] if clause_ends and clause_ends[-1] >= budget // 3 else window.rfind(" ")
+        if cut <= 0 and _UNSPACED.match(rest[budget - 1]):
+            cut = budget
         if cut <= 0:
             next_space = rest.find(" ", budget)
             cut = next_space if next_space > 0 else len(rest)

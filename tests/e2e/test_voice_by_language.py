@@ -98,8 +98,8 @@ def test_language_override_skips_english_normalization_and_picks_the_voice(tiny)
     log = (tiny.path / "logs" / "plan_catalog" / "tiny.log").read_text()
     assert "English normalization skipped for 'de'" in log
     rows = rows_of(tiny)
-    # Read as English, "7 o'clock" would be spoken "seven o'clock".
-    assert "The fog came in at 7 o'clock." in [row.spoken for row in rows]
+    # Read as English, "7 o'clock" would be spoken "seven o'clock"; read as German, the number is.
+    assert "The fog came in at sieben o'clock." in [row.spoken for row in rows]
     # espeak's auto voice is German's: each WAV is what that voice says, and not what English says.
     voice = voice_for_language("de")
     assert voice == "de"

@@ -96,7 +96,8 @@ def test_other_languages_say_which_splitter_and_that_english_normalization_was_s
     notes = plan_notes(book, book, book.language)
     assert notes[-2:] == [
         "sentences split by generic (pysbd has no 'sv')",
-        "English normalization skipped for 'sv': numbers are left for the voice",
+        "English normalization skipped for 'sv': whole numbers read by num2words 'sv', "
+        "the rest left for the voice",
     ]
 
 
