@@ -12,7 +12,7 @@ from narrator.core.book import Book
 from narrator.core.errors import BookError
 from narrator.text.readers.decode import decode_text
 from narrator.text.readers.matter import build_chapters
-from narrator.text.readers.titles import title_from_stem
+from narrator.text.readers.titles import CHAPTER_LINE, bare_number, title_from_stem
 from narrator.text.readers.xhtml import Block, Draft, extract, parse_html, parse_xhtml
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
@@ -54,11 +54,20 @@ def _drafts(blocks: list[Block], title: str) -> tuple[str, list[Draft]]:
             title = title or block.text
         elif block.heading and block.heading == chapter_level:
             drafts.append(Draft(block.text))
+        elif block.heading > chapter_level and not drafts[-1].blocks and _numbers_only(drafts[-1].title):
+            # A deeper heading right under a chapter's number names it: "CHAPTER I" / "INTRODUCTORY".
+            drafts[-1].title = f"{drafts[-1].title.rstrip('.')}. {block.text}"
         else:
             drafts[-1].blocks.append(block)
     if not drafts[0].blocks:
         drafts.pop(0)
     return title, drafts
+
+
+def _numbers_only(title: str) -> bool:
+    """A heading that numbers a chapter and names nothing: "CHAPTER I", "XII.", "Part Two"."""
+    line = CHAPTER_LINE.match(title)
+    return bare_number(title) is not None or (line is not None and not line.group(4).strip())
 
 
 def read_html(path: Path, notes: str = "drop") -> Book:

@@ -131,7 +131,9 @@ def _is_title_page(draft: Draft, book_title: str, before_story: bool) -> bool:
     byline = any(text.lower().startswith("by ") for text in texts)
     named = title in ("", "cover", "titlepage", "title") or _same_title(title, book)
     # Before the story a page of short lines set in capitals is one too ("OEUVRES", "DE", "VOLTAIRE").
-    layout = all(len(text.split()) <= 8 for text in texts) and any(text.isupper() for text in texts)
+    layout = all(len(text.split()) <= 8 or text.isupper() for text in texts) and any(
+        t.isupper() for t in texts
+    )
     return (before_story and layout) or named or byline
 
 

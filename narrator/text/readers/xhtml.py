@@ -52,6 +52,9 @@ _POEM_TOKEN = re.compile(
     r"(^|[-_:])(poem|poems|poetry|verse|verses|stanza|stanzas|lyrics?|song|hymn|lg)($|[-_\d])"
 )
 # Printed line numbers ("lnum", "linenum", "line-number") are for the eye, not the ear.
+# A printed page's number, kept by the producer to cite the print edition: never read.
+_PAGE_NUMBER_CLASS = re.compile(r"^(pagenum|page-?num(ber)?|pageno|page-?break|pb)$")
+PAGE_MARKER = re.compile(r"\[\s*(Pg|Page|p\.)\s*[0-9ivxlcdm]+\s*\]", re.IGNORECASE)
 _LINE_NUMBER_CLASS = re.compile(r"^(lnum|linenum|line-?num(ber)?|verse-?num(ber)?|stanza-?num(ber)?)$")
 # A paragraph of nothing but a number is a stanza or page number.
 _NUMBER_ONLY = re.compile(r"^\s*[\[(]?\d{1,4}[.)\]]?\s*$")
@@ -292,7 +295,14 @@ class _Extractor:
             return
         if tag == "pre" and _is_code(element):
             return
-        if "pagebreak" in types_of(element):
+        if (
+            {"pagebreak", "doc-pagebreak"} & types_of(element)
+            or any(_PAGE_NUMBER_CLASS.match(name) for name in _classes(element))
+            or (tag in ("span", "a") and PAGE_MARKER.fullmatch(text_of(element).strip()))
+        ):
+            # Not read, but the contents may point at it: its anchors stay.
+            for node in element.iter():
+                self.anchor(node, tag_of(node))
             return
         block = tag in BLOCK_TAGS
         line = block and context.poem and tag not in _HEADINGS and _is_line(element)

@@ -47,7 +47,8 @@ def test_html_title_chapters_by_headings_footnotes_dropped(tmp_path: Path) -> No
     assert [(c.title, c.paragraphs) for c in book.chapters] == [
         ("", ("Some words before the first chapter.",)),
         ("Chapter One", ("It began softly, then loudly.", "A link here.", "After the break.")),
-        ("Chapter Two", ("A Section", "The end came.", "Roses are red,\nviolets are blue.")),
+        # A heading right under one that only numbers the chapter names it ("CHAPTER I" / "INTRODUCTORY").
+        ("Chapter Two. A Section", ("The end came.", "Roses are red,\nviolets are blue.")),
     ]
     assert book.chapters[1].section_ends == frozenset({1})
     assert all(c.kind == "body" for c in book.chapters)
