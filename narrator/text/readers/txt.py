@@ -13,10 +13,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from narrator.core.book import Book
+from narrator.text.readers.aozora import is_aozora, parse_aozora
 from narrator.text.readers.decode import SCENE_BREAK, clean_text, decode_text, squash
 from narrator.text.readers.matter import PG_END, PG_START, build_chapters
 from narrator.text.readers.titles import CHAPTER_LINE, PART_WORDS, title_from_stem, title_key
-from narrator.text.readers.xhtml import Block, Draft
+from narrator.text.readers.xhtml import PAGE_MARKER, Block, Draft
 
 #: Verse lines are at most this long; prose wrapped for print runs to 60-75 characters.
 VERSE_LINE_CHARS = 50
@@ -36,6 +37,11 @@ _NAMED_HEADING = re.compile(
 _ORDINAL_DIVISION = re.compile(
     r"^\s*(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last)\s+(act|part|book)\.?\s*$",
     re.IGNORECASE,
+)
+# A Chinese or Japanese chapter line: "第一回 …", "第十二章", "第三夜" (回 and 章 chapters, 夜 nights,
+# 节/節 sections, 卷/巻 volumes).
+_CJK_DIVISION = re.compile(
+    r"^\s*第[一二三四五六七八九十百千〇零两0-9０-９]+[回章夜节節卷巻篇](?P<name>\s.*)?$"
 )
 _ILLUSTRATION = re.compile(r"\[Illustration(?:[:.]\s*(?P<caption>[^\]]*))?\]", re.IGNORECASE)
 _FOOTNOTE = re.compile(
@@ -86,7 +92,12 @@ def _heading(line: str) -> re.Match[str] | None:
     """A line that starts a chapter (or a part, act or scene), if it is one."""
     if len(line) > HEADING_CHARS:
         return None
-    return CHAPTER_LINE.match(line) or _NAMED_HEADING.match(line) or _ORDINAL_DIVISION.match(line)
+    return (
+        CHAPTER_LINE.match(line)
+        or _NAMED_HEADING.match(line)
+        or _ORDINAL_DIVISION.match(line)
+        or _CJK_DIVISION.match(line)
+    )
 
 
 def _is_part(heading: re.Match[str]) -> bool:
@@ -207,7 +218,8 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     text = clean_text(text)
     header = _header(text)
     note_choice = _Notes(read=notes == "read")
-    body = note_choice.captions("\n".join(_without_contents(_body(text).split("\n"))))
+    # Page markers ("[Pg 8]") cite the print edition, in mid-sentence: they are never read.
+    body = note_choice.captions(PAGE_MARKER.sub("", "\n".join(_without_contents(_body(text).split("\n")))))
     blocks = _blocks(body)
     for _, block in blocks:
         if footnote := _FOOTNOTE.match(block.strip()):
@@ -295,4 +307,6 @@ def _is_subtitle(draft: Draft, raw_lines: list[str], following: list[str]) -> bo
 
 def read_txt(path: Path, notes: str = "drop") -> Book:
     text, encoding = decode_text(path, path.read_bytes())
+    if is_aozora(text):
+        return replace(parse_aozora(clean_text(text)), encoding=encoding)
     return replace(parse_txt(text, title_from_stem(path), notes), encoding=encoding)
