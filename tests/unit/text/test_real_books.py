@@ -18,67 +18,19 @@ from conftest import BOOKS, alice_path
 from narrator.engines.espeak import EspeakOptions
 from narrator.plan.plan import PlanSettings, plan_notes, speaker_for
 from narrator.text.ingest import load_book, read_book, select_chapters
-from narrator.text.readers.titles import bare_number, title_key
 from narrator.text.segment import segment_book, split_sentences
 
 CORPUS = yaml.safe_load((BOOKS / "corpus.yaml").read_text(encoding="utf-8"))["books"]
 SETTINGS = PlanSettings(engine="espeak", options=EspeakOptions(), budget=400)
-# Markup, licence and contents text that no spoken segment may carry.
-NEVER_SPOKEN = re.compile(r"<[a-z/][^>]*>|\bclass=\"|Project Gutenberg(-tm)? Licen[cs]e", re.IGNORECASE)
-
-
-def _loose(title: str) -> str:
-    """A title's letters without a leading "chapter": "Chapter I The Period" ~ "I. The Period"."""
-    return re.sub(r"^(chapter|chapitre|kapitel)", "", title_key(title))
-
-
-def _planned(entry: dict) -> tuple[list[str], list[tuple[str, str]]]:
-    """Body chapter titles, and every segment's (text, spoken), as the plan makes them."""
-    book = load_book(BOOKS / entry["file"])
-    language = book.language
-    segments = segment_book(book, SETTINGS.budget, speaker_for(SETTINGS, language), language)
-    return [c.title for c in book.chapters], [(s.text, s.spoken) for s in segments]
-
-
-@pytest.fixture(scope="module", params=CORPUS, ids=[entry["file"] for entry in CORPUS])
-def planned(request: pytest.FixtureRequest) -> tuple[dict, list[str], list[tuple[str, str]]]:
-    return request.param, *_planned(request.param)
 
 
 def test_the_corpus_covers_what_real_readers_bring() -> None:
     files = [entry["file"] for entry in CORPUS]
     assert len(files) >= 12 and all((BOOKS / name).is_file() for name in files)
     languages = {entry["language"].split("-")[0] for entry in CORPUS}
-    assert {"en", "fr", "de", "pt", "sv"} <= languages
+    assert {"en", "fr", "de", "pt", "sv", "ja", "zh", "he"} <= languages
     assert {"novel", "play", "poetry", "nonfiction", "technical"} <= {entry["kind"] for entry in CORPUS}
     assert (BOOKS.parent / "SOURCES.md").read_text(encoding="utf-8").count(".epub") >= 8
-
-
-def test_chapters_are_those_the_contents_shows(planned) -> None:
-    entry, titles, _ = planned
-    expected = entry.get("narrator", {})
-    count = expected.get("count", entry["expected_chapter_count"])
-    assert len(titles) == count, titles
-    # The expected titles end found ones in order (a part's title may lead: "Book the First. I. ...");
-    # sections narrated besides the chapters may stand between them.
-    remaining = iter(titles)
-    for want in expected.get("titles", entry["first_titles"])[: len(titles)]:
-        assert any(title_key(found).endswith(_loose(want)) for found in remaining), (want, titles)
-    assert title_key(titles[-1]).endswith(_loose(expected.get("last_title", entry["last_title"])))
-
-
-def test_no_title_is_a_bare_number(planned) -> None:
-    _, titles, _ = planned
-    assert not [title for title in titles if bare_number(title) is not None]
-
-
-def test_no_licence_contents_or_markup_is_spoken(planned) -> None:
-    entry, _, segments = planned
-    everything = "\n".join(text for pair in segments for text in pair)
-    for forbidden in entry["must_not_contain"]:
-        assert forbidden not in everything
-    spoken = "\n".join(spoken for _, spoken in segments)
-    assert not NEVER_SPOKEN.search(spoken), NEVER_SPOKEN.search(spoken)
 
 
 def test_every_skipped_section_is_named_in_the_plan_log() -> None:
