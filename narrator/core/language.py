@@ -10,6 +10,12 @@ def primary_language(language: str) -> str:
     return re.split(r"[-_]", (language or "").strip().lower())[0]
 
 
+def well_formed_tag(value: str) -> str:
+    """``value`` as a BCP 47 tag ("pt_BR" -> "pt-BR") when it is shaped like one, else ""."""
+    tag = (value or "").strip().replace("_", "-")
+    return tag if re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*", tag) else ""
+
+
 def is_english(language: str) -> bool:
     """Whether a BCP 47 tag ("en", "en-GB", "en_US", "EN") names English."""
     return primary_language(language) == "en"

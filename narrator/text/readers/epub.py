@@ -18,6 +18,7 @@ from lxml import etree
 
 from narrator.core.book import Book, Cover
 from narrator.core.errors import BookError
+from narrator.core.language import well_formed_tag
 from narrator.text.readers.decode import squash
 from narrator.text.readers.matter import build_chapters, matter_rule, word_count
 from narrator.text.readers.titles import bare_number, title_from_stem
@@ -267,8 +268,7 @@ class _Epub:
     def language(self) -> str:
         """The first well-formed dc:language, or "" when the package states none."""
         for element in self._metadata("language"):
-            tag = text_of(element).replace("_", "-")
-            if re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*", tag):
+            if tag := well_formed_tag(text_of(element)):
                 return tag
         return ""
 
@@ -553,13 +553,14 @@ def read_epub(path: Path, notes: str = "drop") -> Book:
     with _Archive(path) as archive:
         epub = _Epub(path, archive, notes)
         title = epub.title()
+        language = epub.language()
         chapters = build_chapters(epub.drafts(), title)
         return Book(
             squash(title),
             chapters,
             authors=epub.authors(),
-            language=epub.language() or "en",
-            language_source="OPF dc:language" if epub.language() else "",
+            language=language or "en",
+            language_source="OPF dc:language" if language else "",
             cover=epub.cover(),
             notes=tuple(epub.notes),
             date=epub.date(),

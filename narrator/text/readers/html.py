@@ -10,6 +10,7 @@ from lxml import etree
 
 from narrator.core.book import Book
 from narrator.core.errors import BookError
+from narrator.core.language import well_formed_tag
 from narrator.text.readers.decode import decode_text
 from narrator.text.readers.matter import build_chapters
 from narrator.text.readers.titles import CHAPTER_LINE, bare_number, title_from_stem
@@ -102,7 +103,6 @@ def read_html(path: Path, notes: str = "drop") -> Book:
 def _stated_language(root: etree._Element) -> str:
     """The language the root element states (lang, or xml:lang in XHTML), or ""."""
     for name in ("lang", "{http://www.w3.org/XML/1998/namespace}lang"):
-        tag = (root.get(name) or "").strip().replace("_", "-")
-        if re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*", tag):
+        if tag := well_formed_tag(root.get(name) or ""):
             return tag
     return ""
