@@ -145,6 +145,11 @@ class Engine(abc.ABC, Generic[OptionsT]):
         return 1
 
     @classmethod
+    def seeded(cls, options: OptionsT) -> bool:
+        """Whether ``synthesize``'s seed changes the samples with these options (noise drawn from it)."""
+        return True
+
+    @classmethod
     def budget(cls, options: OptionsT) -> int:
         """Longest segment, in characters, for these options (a model may have a hard limit)."""
         return cls.max_chars

@@ -231,6 +231,10 @@ class EspeakEngine(Engine[EspeakOptions]):
     #: The sample book's render seconds over its audio seconds, from the catalog of a render_all.
     typical_rtf: ClassVar[float] = 0.003
 
+    @classmethod
+    def seeded(cls, options: EspeakOptions) -> bool:
+        return False  # a formant synthesizer: no noise to draw
+
     def __init__(self, config: dict[str, Any], reverse_marker: str = "") -> None:
         self._config = config
         self._reverse_marker = reverse_marker

@@ -211,6 +211,10 @@ class KokoroEngine(Engine[KokoroOptions]):
         return "cuda" if "CUDAExecutionProvider" in _onnxruntime().get_available_providers() else "cpu"
 
     @classmethod
+    def seeded(cls, options: KokoroOptions) -> bool:
+        return False  # load refuses a graph that draws noise
+
+    @classmethod
     def cpu_threads(cls, options: KokoroOptions) -> int:
         return _threads(options) if cls.device(options) == "cpu" else 0
 

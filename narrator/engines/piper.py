@@ -346,6 +346,11 @@ class PiperEngine(Engine[PiperOptions]):
         return cls(PiperVoice(session=session, config=config), noise, scales)
 
     @classmethod
+    def seeded(cls, options: PiperOptions) -> bool:
+        # Both noise scales at 0 leave the seeded noise inputs multiplied by zero.
+        return options.noise_scale != 0 or options.noise_w_scale != 0
+
+    @classmethod
     def cpu_threads(cls, options: PiperOptions) -> int:
         return options.threads or 1
 

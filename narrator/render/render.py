@@ -94,7 +94,9 @@ def _write_verified(temp: Path, voice: Engine, row: catalog.Row, seed: int) -> W
 def _hear(temp: Path, row: catalog.Row, seed: int, check: asr.AsrSettings) -> Heard:
     """What the ASR check hears in the written file (not the engine's floats: the file is the book)."""
     samples, rate = sf.read(temp, dtype="float32")
-    transcript, result = asr.hear(samples, rate, row.spoken, device=check.device, threads=check.threads)
+    transcript, result = asr.hear(
+        samples, rate, row.spoken, wpm=check.wpm, device=check.device, threads=check.threads
+    )
     return Heard(seed, transcript, result)
 
 
@@ -113,7 +115,9 @@ def render_segment(
     row = catalog.segment_row(catalog_path, segment_id)
     voice = get_engine(engine, options)
     first_seed = seed_for(row.spoken)
-    renders = check.tries if check.mode == "enforce" else 1
+    # Another seed is another render only where the engine draws noise; elsewhere it is the same audio.
+    seeded = type(voice).seeded(options)
+    renders = check.tries if check.mode == "enforce" and seeded else 1
     heard = None
     with publishing(Path(wav_path), many_outputs=True) as temp:
         # Rendering and hearing are the CPU work; the clock starts once a CPU is free, so a
@@ -132,10 +136,14 @@ def render_segment(
                 interrupt.check()
             else:
                 assert heard is not None
+                tried = (
+                    f"{renders} renders (seeds {first_seed} +0..{renders - 1})"
+                    if seeded
+                    else f"its one render ({engine} draws no noise, so another seed gives the same audio)"
+                )
                 raise RenderError(
-                    f"segment {segment_id}: the ASR check failed {renders} renders (seeds {first_seed} "
-                    f"+0..{renders - 1}): text {row.spoken!r}, heard {heard.transcript!r}: "
-                    f"{heard.score.problems()}"
+                    f"segment {segment_id}: the ASR check failed {tried}: text {row.spoken!r}, "
+                    f"heard {heard.transcript!r}: {heard.score.problems()}"
                 )
             seconds = time.monotonic() - started
         if heard is not None:

@@ -98,9 +98,14 @@ def prepare_book(config: Mapping[str, Any], engine: type[Engine[Any]], path: Pat
     # its voice by language pick it here, so the plan and the renders share it. The pace becomes the
     # engine's own speed option, so it is part of every render key.
     configured = engine.Options.from_config(config["engines"].get(config["engine"], {}))
-    options = engine.for_pace(engine.for_language(configured, language), config["pace"])
+    voiced = engine.for_language(configured, language)
+    options = engine.for_pace(voiced, config["pace"])
+    # The ASR check's length test needs the pace, where the voice was set to it.
+    wpm = config["pace"] if options != voiced else None
     # A missing asr extra for an explicit verify.asr is one line now, not one per render job.
-    asr = resolve(config["verify"], config["engine"], language, engine.device(options), asr_threads(options))
+    asr = resolve(
+        config["verify"], config["engine"], language, engine.device(options), asr_threads(options), wpm
+    )
     return ShelfBook(book_id, str(path), PlanSettings.from_config(config, options), asr)
 
 
