@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import numpy as np
@@ -53,6 +54,11 @@ class EngineOptions:
         return {
             option.name: value for option in fields(self) if (value := getattr(self, option.name)) is not None
         }
+
+    def voice_files(self) -> list[Path]:
+        """The files these options name that make the voice (model, config, voices, reference audio):
+        their bytes are part of every segment's identity, so a voice changed in place re-renders."""
+        return []
 
     def with_setting(self, name: str, value: Any) -> Self:
         """These options with ``name`` set to ``value``."""

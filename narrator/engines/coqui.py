@@ -82,6 +82,10 @@ class CoquiOptions(EngineOptions):
     #: Tests only: fail on texts containing these substrings (oom, oom_twice, hang, nan).
     test_faults: Mapping[str, str] | None = None
 
+    def voice_files(self) -> list[Path]:
+        named = (self.model_path, self.config_path, self.speakers_file, self.speaker_wav)
+        return [Path(path).expanduser() for path in named if path]
+
 
 class CoquiEngine(Engine[CoquiOptions]):
     name: ClassVar[str] = "coqui"

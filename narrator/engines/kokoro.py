@@ -175,6 +175,9 @@ class KokoroOptions(EngineOptions):
         _speed(self)
         _threads(self)
 
+    def voice_files(self) -> list[Path]:
+        return [Path(path).expanduser() for path in (self.model_path, self.voices_path) if path]
+
 
 class KokoroEngine(Engine[KokoroOptions]):
     """Kokoro-82M through kokoro-onnx. Options: model_path, voices_path, voice (a name or a blend

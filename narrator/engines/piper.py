@@ -45,6 +45,10 @@ class PiperOptions(EngineOptions):
     #: onnxruntime intra-op threads of one render.
     threads: int | None = None
 
+    def voice_files(self) -> list[Path]:
+        # The bundled voice is pinned by its package's version; a voice of one's own is its two files.
+        return list(_voice_files(self)) if self.model is not None else []
+
     def check(self) -> None:
         scales = (self.length_scale, self.noise_scale, self.noise_w_scale)
         if any(_not_number(value) for value in scales) or _not_integer(self.threads):

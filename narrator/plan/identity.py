@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 
 from narrator.core.errors import UserError
@@ -24,6 +26,27 @@ SOURCE_FILE = "source.json"
 def file_sha256(path: Path) -> str:
     with path.open("rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+@lru_cache(maxsize=64)
+def _stat_sha256(path: Path, size: int, mtime_ns: int) -> str:
+    """file_sha256, once per process for a file as it stands (a shelf's books share one voice)."""
+    return file_sha256(path)
+
+
+def voice_sha256(files: Iterable[Path]) -> str:
+    """One digest of a voice's files' bytes ("" for none). A file that cannot be read is named instead:
+    the engine's preflight refuses it in one line."""
+    digest = hashlib.sha256()
+    named = False
+    for path in files:
+        named = True
+        try:
+            stat = path.stat()
+            digest.update(_stat_sha256(path.resolve(), stat.st_size, stat.st_mtime_ns).encode())
+        except OSError:
+            digest.update(f"unreadable {path}".encode())
+    return digest.hexdigest() if named else ""
 
 
 def record_source(results_dir: Path, book_path: Path) -> str:

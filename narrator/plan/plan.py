@@ -33,7 +33,7 @@ from narrator.core.lock import holding
 from narrator.core.publish import TEMP_MARK, replace_durably
 from narrator.engines import engine_class
 from narrator.engines.base import EngineOptions
-from narrator.plan.identity import file_sha256, record_source
+from narrator.plan.identity import file_sha256, record_source, voice_sha256
 from narrator.text.credits import with_credits
 from narrator.text.ingest import read_book, select_chapters
 from narrator.text.lexicon import Lexicon
@@ -42,9 +42,11 @@ from narrator.text.normalize import normalize, normalize_title, number_reader
 from narrator.text.segment import Speaker, describe_segmenter, segment_book
 
 
-def render_key(engine: str, options: EngineOptions) -> str:
-    """Everything besides the text that changes a segment's audio: the options the config set."""
-    return f"{engine}:{json.dumps(options.settings(), sort_keys=True)}"
+def render_key(engine: str, options: EngineOptions, voice: str = "") -> str:
+    """Everything besides the text that changes a segment's audio: the options the config set, and
+    the digest of the voice files they name (a model updated in place is another voice)."""
+    key = f"{engine}:{json.dumps(options.settings(), sort_keys=True)}"
+    return f"{key}:{voice}" if voice else key
 
 
 def segment_ids(texts: list[str], key: str) -> list[str]:
@@ -84,6 +86,8 @@ class PlanSettings:
     limits: Limits | None = None
     #: Opening and closing credits (narrator.text.credits) around the book.
     credits: bool = False
+    #: The SHA-256 of the voice files the options name ("" for a voice pinned by its package).
+    voice_sha256: str = ""
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], options: EngineOptions) -> PlanSettings:
@@ -102,6 +106,7 @@ class PlanSettings:
             urls=config["urls"],
             limits=Limits.from_config(config),
             credits=wants_credits(config),
+            voice_sha256=voice_sha256(options.voice_files()),
         )
 
     def digest(self) -> str:
@@ -139,7 +144,8 @@ def plan_rows(book: Book, settings: PlanSettings) -> list[Row]:
     for segment in segment_book(book, settings.budget, speaker_for(settings, language), language):
         interrupt.check()  # a long book plans for minutes: Ctrl-C must not wait for the end
         segments.append(segment)
-    ids = segment_ids([s.spoken for s in segments], render_key(settings.engine, settings.options))
+    key = render_key(settings.engine, settings.options, settings.voice_sha256)
+    ids = segment_ids([s.spoken for s in segments], key)
     return [
         Row(
             **vars(segment),
