@@ -22,6 +22,11 @@ class Interrupted(UserError):
     """The user asked the run to stop."""
 
 
+def requested() -> bool:
+    """Whether the user asked the run to stop."""
+    return _requested.is_set()
+
+
 def check() -> None:
     """Stop here if the user asked the run to stop."""
     if _requested.is_set():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
@@ -12,12 +13,71 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import numpy as np
 
+from narrator.core import interrupt
 from narrator.core.cpus import usable_cpus
 from narrator.core.errors import UserError
 
 
 class EngineError(UserError):
     """An engine could not load or synthesize; the message is meant for the user."""
+
+
+class EngineTimeout(EngineError):
+    """A segment's render ran past the engine's timeout_s and was stopped."""
+
+
+#: How long one segment may render before it is stopped (the engines' timeout_s option): a hung
+#: model must not hold a whole run, and the slowest engine here (Kokoro on one CPU thread, RTF
+#: about 0.7) renders a 30-second segment in well under a minute.
+DEFAULT_TIMEOUT_S = 300.0
+#: How often a waiting render looks at its deadline and at Ctrl-C/SIGTERM.
+WATCH_INTERVAL_S = 0.25
+
+
+def wait_or_stop(done: Any, deadline: float, stop: Any) -> bool:
+    """Wait until ``done(timeout)`` says the work finished (True), or until ``deadline``
+    (time.monotonic()) passes or the user asks the run to stop: then call ``stop()`` and return
+    False. Checked every WATCH_INTERVAL_S, so Ctrl-C stops a render within a fraction of a second."""
+    while not interrupt.requested() and (left := deadline - time.monotonic()) > 0:
+        if done(min(WATCH_INTERVAL_S, left)):
+            return True
+    stop()
+    return False
+
+
+def run_onnx(session: Any, outputs: Any, feeds: Mapping[str, Any], deadline: float, timeout_s: float) -> Any:
+    """``session.run`` that stops at ``deadline`` or on Ctrl-C/SIGTERM: onnxruntime cannot be
+    interrupted from outside, but a watcher can set the call's RunOptions.terminate, which it
+    checks between operators. Interrupted, or EngineTimeout, when it was stopped."""
+    import onnxruntime
+
+    run_options = onnxruntime.RunOptions()
+    finished = threading.Event()
+
+    def terminate() -> None:
+        run_options.terminate = True
+
+    watcher = threading.Thread(target=wait_or_stop, args=(finished.wait, deadline, terminate), daemon=True)
+    watcher.start()
+    try:
+        return session.run(outputs, dict(feeds), run_options)
+    except Exception:
+        if not run_options.terminate:
+            raise
+        interrupt.check()
+        raise EngineTimeout(f"no audio after {timeout_s:g} s (the engine's timeout_s); stopped it") from None
+    finally:
+        finished.set()
+        watcher.join()
+
+
+def timeout_of(value: Any, engine: str) -> float:
+    """A timeout_s option's value: a number of seconds above 0, DEFAULT_TIMEOUT_S when unset."""
+    if value is None:
+        return DEFAULT_TIMEOUT_S
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise EngineError(f"{engine} option 'timeout_s' must be a number of seconds above 0, got {value!r}")
+    return float(value)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,13 +18,21 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from narrator.core import interrupt
 from narrator.core.language import same_language
 from narrator.engines._coqui_worker import serve
-from narrator.engines.base import Engine, EngineError, EngineOptions, language_refused
+from narrator.engines.base import (
+    Engine,
+    EngineError,
+    EngineOptions,
+    EngineTimeout,
+    language_refused,
+    timeout_of,
+    wait_or_stop,
+)
 
 #: XTTS warns above ~250 characters for English and degrades; other models take a sentence or two.
 XTTS_MAX_CHARS = 250
-DEFAULT_TIMEOUT_S = 300.0
 LOAD_TIMEOUT_S = 600.0
 
 
@@ -82,6 +91,9 @@ class CoquiOptions(EngineOptions):
     #: Tests only: fail on texts containing these substrings (oom, oom_twice, hang, nan).
     test_faults: Mapping[str, str] | None = None
 
+    def check(self) -> None:
+        timeout_of(self.timeout_s, "coqui")
+
     def voice_files(self) -> list[Path]:
         named = (self.model_path, self.config_path, self.speakers_file, self.speaker_wav)
         return [Path(path).expanduser() for path in named if path]
@@ -96,7 +108,7 @@ class CoquiEngine(Engine[CoquiOptions]):
         # The worker is another process: it gets the options as the config set them.
         self._options = options.settings()
         self._device = device
-        self._timeout = float(options.timeout_s or DEFAULT_TIMEOUT_S)
+        self._timeout = timeout_of(options.timeout_s, "coqui")
         self._lock = threading.Lock()
         self.loads = 0
         self._start()
@@ -215,11 +227,13 @@ class CoquiEngine(Engine[CoquiOptions]):
     def synthesize(self, text: str, *, seed: int) -> np.ndarray:
         with self._lock:
             self._connection.send((text, seed))
-            if not self._connection.poll(self._timeout):
-                # A hung model cannot be interrupted from outside: kill its process, start afresh.
-                self._stop()
+            deadline = time.monotonic() + self._timeout
+            if not wait_or_stop(self._connection.poll, deadline, self._stop):
+                # A hung model cannot be interrupted from outside: its process is killed; a fresh
+                # one is started for the next segment unless the run is stopping.
+                interrupt.check()
                 self._start()
-                raise EngineError(f"a {len(text)}-character segment hung; killed after {self._timeout:g} s")
+                raise EngineTimeout(f"a {len(text)}-character segment hung; killed after {self._timeout:g} s")
             reply = self._receive()
         if reply[0] == "error":
             raise EngineError(reply[1])

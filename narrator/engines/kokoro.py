@@ -12,6 +12,7 @@ always give the same samples.
 from __future__ import annotations
 
 import math
+import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,11 +23,14 @@ import numpy as np
 from narrator.core.errors import first_line
 from narrator.core.language import same_language
 from narrator.engines.base import (
+    DEFAULT_TIMEOUT_S,
     Engine,
     EngineError,
     EngineOptions,
     language_refused,
     onnx_session_options,
+    run_onnx,
+    timeout_of,
 )
 
 #: Phoneme tokens the model takes in one call (its position table holds 512, two are padding).
@@ -170,10 +174,13 @@ class KokoroOptions(EngineOptions):
     #: auto, cpu, cuda or cuda:N.
     device: str | None = None
     threads: int | None = None
+    #: Seconds one segment may render before it is stopped (DEFAULT_TIMEOUT_S when unset).
+    timeout_s: float | None = None
 
     def check(self) -> None:
         _speed(self)
         _threads(self)
+        timeout_of(self.timeout_s, "kokoro")
 
     def voice_files(self) -> list[Path]:
         return [Path(path).expanduser() for path in (self.model_path, self.voices_path) if path]
@@ -194,10 +201,19 @@ class KokoroEngine(Engine[KokoroOptions]):
     typical_rtf: ClassVar[float] = 0.75
     max_chars: ClassVar[int] = int(MAX_TOKENS / PHONEMES_PER_CHAR)
 
-    def __init__(self, session: Any, tokenizer: Any, style: np.ndarray, speed: float, language: str) -> None:
+    def __init__(
+        self,
+        session: Any,
+        tokenizer: Any,
+        style: np.ndarray,
+        speed: float,
+        language: str,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
         from kokoro_onnx.session import input_dtypes
 
         self._session = session
+        self._timeout_s = timeout_s
         self._tokenizer = tokenizer
         self._style = style
         self._speed = speed
@@ -303,7 +319,14 @@ class KokoroEngine(Engine[KokoroOptions]):
         espeak = EspeakConfig(espeakng_loader.get_library_path(), espeakng_loader.get_data_path())
         # kokoro-onnx annotates ``vocab: dict = None`` but takes None (like {}) as "use its own vocabulary".
         tokenizer = Tokenizer(espeak, vocab=embedded_vocab(session) or None)  # type: ignore[arg-type]
-        return cls(session, tokenizer, style, _speed(options), _language(options))
+        return cls(
+            session,
+            tokenizer,
+            style,
+            _speed(options),
+            _language(options),
+            timeout_of(options.timeout_s, "kokoro"),
+        )
 
     @property
     def sample_rate(self) -> int:
@@ -328,11 +351,12 @@ class KokoroEngine(Engine[KokoroOptions]):
         from kokoro_onnx.chunker import pause_after
         from kokoro_onnx.trim import trim
 
+        deadline = time.monotonic() + self._timeout_s
         batches = self.batches(self.phonemes(text))
         parts = []
         for index, batch in enumerate(batches):
             # The model pads each call with silence; trimming it lets narrator's pauses be exact.
-            audio, _ = trim(self._run(self.tokens(batch)))
+            audio, _ = trim(self._run(self.tokens(batch), deadline))
             parts.append(audio)
             if index < len(batches) - 1:
                 pause = pause_after(batch, SENTENCE_PAUSE, CLAUSE_PAUSE)
@@ -340,7 +364,7 @@ class KokoroEngine(Engine[KokoroOptions]):
         audio = np.concatenate(parts) if parts else np.zeros(0, np.float32)
         return np.clip(audio, -1.0, 1.0).astype(np.float32)
 
-    def _run(self, tokens: list[int]) -> np.ndarray:
+    def _run(self, tokens: list[int], deadline: float) -> np.ndarray:
         """One model call; the style row is the one for this many phonemes, as Kokoro was trained."""
         if not 0 < len(tokens) <= MAX_TOKENS:
             raise EngineError(f"kokoro got {len(tokens)} tokens in one call; it takes 1 to {MAX_TOKENS}")
@@ -349,5 +373,5 @@ class KokoroEngine(Engine[KokoroOptions]):
             "style": self._style[min(len(tokens), len(self._style)) - 1].astype(self._dtypes["style"]),
             "speed": np.array([self._speed], dtype=self._dtypes["speed"]),
         }
-        (audio, *_) = self._session.run(None, feeds)
+        (audio, *_) = run_onnx(self._session, None, feeds, deadline, self._timeout_s)
         return np.asarray(audio, dtype=np.float32).reshape(-1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,8 @@ from narrator.engines.base import (
     EngineOptions,
     language_refused,
     onnx_session_options,
+    run_onnx,
+    timeout_of,
 )
 
 
@@ -44,6 +47,8 @@ class PiperOptions(EngineOptions):
     noise_w_scale: float | None = None
     #: onnxruntime intra-op threads of one render.
     threads: int | None = None
+    #: Seconds one segment may render before it is stopped (DEFAULT_TIMEOUT_S when unset).
+    timeout_s: float | None = None
 
     def voice_files(self) -> list[Path]:
         # The bundled voice is pinned by its package's version; a voice of one's own is its two files.
@@ -59,6 +64,7 @@ class PiperOptions(EngineOptions):
             or (self.threads is not None and self.threads < 1)
         ):
             raise EngineError("piper options need length_scale > 0, noise scales >= 0 and threads >= 1")
+        timeout_of(self.timeout_s, "piper")
 
 
 def _not_number(value: object) -> bool:
@@ -293,8 +299,11 @@ class PiperEngine(Engine[PiperOptions]):
     #: One thread, joe voice: 6.5 s for 78.3 s of audio (python bench/kokoro_rtf.py).
     typical_rtf: ClassVar[float] = 0.083
 
-    def __init__(self, voice: Any, noise: list[tuple[str, str, int]], scales: np.ndarray) -> None:
+    def __init__(
+        self, voice: Any, noise: list[tuple[str, str, int]], scales: np.ndarray, timeout_s: float
+    ) -> None:
         self._voice = voice  # piper.PiperVoice holding our edited session
+        self._timeout_s = timeout_s
         self._noise = noise  # (input name, shape output name, channels) per replaced node
         self._scales = scales  # [noise_scale, length_scale, noise_w_scale]
         self._outputs = ["output"] + [wanted for _, wanted, _ in noise]
@@ -347,7 +356,9 @@ class PiperEngine(Engine[PiperOptions]):
             if len(shape) != 3 or shape[0] != 1:
                 raise EngineError(f"unsupported piper voice {model_path}: noise shape {list(shape)}")
             noise.append((name, wanted, int(shape[1])))
-        return cls(PiperVoice(session=session, config=config), noise, scales)
+        return cls(
+            PiperVoice(session=session, config=config), noise, scales, timeout_of(options.timeout_s, "piper")
+        )
 
     @classmethod
     def seeded(cls, options: PiperOptions) -> bool:
@@ -386,16 +397,17 @@ class PiperEngine(Engine[PiperOptions]):
         return int(self._voice.config.sample_rate)
 
     def synthesize(self, text: str, *, seed: int) -> np.ndarray:
+        deadline = time.monotonic() + self._timeout_s
         with self._phonemize_lock:
             sentences = self._voice.phonemize(text)
         chunks = [
-            self._sentence(self._voice.phonemes_to_ids(phonemes), seed, index)
+            self._sentence(self._voice.phonemes_to_ids(phonemes), seed, index, deadline)
             for index, phonemes in enumerate(sentences)
             if phonemes
         ]
         return np.concatenate(chunks) if chunks else np.zeros(0, np.float32)
 
-    def _sentence(self, ids: list[int], seed: int, index: int) -> np.ndarray:
+    def _sentence(self, ids: list[int], seed: int, index: int, deadline: float) -> np.ndarray:
         """One sentence through the model, with noise drawn from (seed, sentence index)."""
         feeds = _model_inputs(self._voice.config, self._scales, ids)
         # One length for all buffers; never below the phoneme count, so the duration
@@ -410,7 +422,7 @@ class PiperEngine(Engine[PiperOptions]):
                 rng = np.random.default_rng([seed % 2**64, index, k])
                 block = rng.standard_normal((lengths[k], channels), dtype=np.float32)
                 feeds[name] = np.ascontiguousarray(block.T[np.newaxis])
-            audio, *wanted = self._voice.session.run(self._outputs, feeds)
+            audio, *wanted = run_onnx(self._voice.session, self._outputs, feeds, deadline, self._timeout_s)
             if all(int(shape[2]) <= n for n, shape in zip(lengths, wanted, strict=True)):
                 break
             # The durations came from full, unchanged duration noise, so the frame count the

@@ -44,7 +44,7 @@ from narrator.core.audio import AudioCheckError, WavRecord, check_wav_file, enco
 from narrator.core.errors import UserError
 from narrator.core.publish import publishing, replace_durably
 from narrator.engines import Engine, get_engine, load_count
-from narrator.engines.base import EngineOptions, cpu_share
+from narrator.engines.base import EngineOptions, EngineTimeout, cpu_share
 from narrator.render import asr
 
 
@@ -81,7 +81,10 @@ class Heard:
 
 def _write_verified(temp: Path, voice: Engine, row: catalog.Row, seed: int) -> WavRecord:
     """Render ``row`` with ``seed`` into ``temp`` and verify the file; RenderError if it fails."""
-    samples = voice.synthesize(row.spoken, seed=seed)
+    try:
+        samples = voice.synthesize(row.spoken, seed=seed)
+    except EngineTimeout as error:
+        raise RenderError(f"segment {row.segment_id}: {error}") from None
     temp.write_bytes(encode_wav(samples, voice.sample_rate, row.segment_id))
     try:
         return check_wav_file(
