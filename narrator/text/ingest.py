@@ -48,10 +48,20 @@ def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = Non
     return settle_language(replace(book, chapters=chapters))
 
 
+#: The most titles one spoken heading joins: book, part, chapter and section are four levels; a
+#: contents nested deeper (256 levels in a hostile EPUB) is not read out level by level.
+MAX_HEADING_PARTS = 4
+
+
 def _joined(titles: Iterable[str]) -> str:
-    """Titles as one spoken heading: "Book the First: Recalled to Life. Chapter I. The Period"."""
-    parts = [title.strip().rstrip(".:") for title in titles if title.strip()]
-    return ". ".join(parts)
+    """Titles as one spoken heading: "Book the First: Recalled to Life. Chapter I. The Period";
+    a title said twice in a row is said once, and only the innermost MAX_HEADING_PARTS are kept."""
+    parts: list[str] = []
+    for title in titles:
+        part = title.strip().rstrip(".:")
+        if part and not (parts and title_key(parts[-1]) == title_key(part)):
+            parts.append(part)
+    return ". ".join(parts[-MAX_HEADING_PARTS:])
 
 
 def titled_chapters(chapters: Iterable[Chapter]) -> tuple[Chapter, ...]:

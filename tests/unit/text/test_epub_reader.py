@@ -598,3 +598,26 @@ def test_empty_spine_and_no_toc(tmp_path: Path) -> None:
 )
 def test_the_publication_date_comes_from_the_book_only(name: str, date: str) -> None:
     assert read_epub(BOOKS / name).date == date
+
+
+def test_a_contents_nested_256_deep_gives_a_short_title(tmp_path: Path) -> None:
+    # Each level a "T" over the next, all at the one document: before, its title joined the 256
+    # levels ("T. T. T. …", 376 characters).
+    nested = "".join('<ol><li><a href="a.xhtml">T</a>' for _ in range(256)) + "</li></ol>" * 256
+    nav = page(f'<nav xmlns:epub="http://www.idpf.org/2007/ops" epub:type="toc">{nested}</nav>')
+    manifest = [
+        ("nav", "nav.xhtml", "application/xhtml+xml", "nav"),
+        ("a", "a.xhtml", "application/xhtml+xml", ""),
+    ]
+    files = {"nav.xhtml": nav, "a.xhtml": page("<p>Some words of the book.</p>")}
+    book = read_book(write_epub(tmp_path / "deep.epub", files, opf(manifest, ["a"])))
+    assert [(c.title, c.paragraphs) for c in book.chapters] == [("T", ("Some words of the book.",))]
+    # Distinct titles nested deep keep the innermost four (of as many levels as the parser reads).
+    nested = "".join(f'<ol><li><a href="a.xhtml">L{n}</a>' for n in range(256)) + "</li></ol>" * 256
+    files["nav.xhtml"] = page(
+        f'<nav xmlns:epub="http://www.idpf.org/2007/ops" epub:type="toc">{nested}</nav>'
+    )
+    book = read_book(write_epub(tmp_path / "deeper.epub", files, opf(manifest, ["a"])))
+    ((title, _),) = [(c.title, c.paragraphs) for c in book.chapters]
+    levels = [int(part.removeprefix("L")) for part in title.split(". ")]
+    assert len(levels) == 4 and levels == list(range(levels[0], levels[0] + 4)), title
