@@ -15,7 +15,7 @@ from typing import Any
 from snakemake.exceptions import WorkflowError
 
 from narrator.core import interrupt
-from narrator.core.errors import UserError
+from narrator.core.errors import UserError, out_of_memory
 from narrator.core.lock import ResultsLock
 
 #: What the user does about a failure of the machine rather than of narrator.
@@ -78,13 +78,6 @@ def failure_message(what: str, error: BaseException, log: Path) -> str:
     return (
         f"{what} failed: {type(error).__name__}: {detail}; this is a bug in narrator, please report it "
         f"with the traceback in {log}"
-    )
-
-
-def out_of_memory(error: BaseException) -> bool:
-    """A failure for want of memory: a MemoryError, or no memory left for a thread's stack."""
-    return isinstance(error, MemoryError) or (
-        isinstance(error, RuntimeError) and "can't start new thread" in str(error)
     )
 
 

@@ -43,7 +43,13 @@ def coalesce_reevaluations() -> None:
         timer = threading.Timer(delay, self._open_jobs.release)
         # A pending re-evaluation must not keep a finished run's process alive.
         timer.daemon = True
-        timer.start()
+        try:
+            timer.start()
+        except RuntimeError:
+            # No memory left for the timer's thread (an address-space limit): re-evaluate now
+            # rather than end the run with a traceback; the jobs that fail for want of memory say so.
+            self._narrator_reevaluation_due = 0.0
+            self._open_jobs.release()
 
     replace(JobScheduler, "_schedule_reevalutation", schedule_one_reevaluation)
 

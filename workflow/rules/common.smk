@@ -3,17 +3,28 @@
 import sys
 from pathlib import Path
 
-from narrator.core import catalog as narrator_catalog
-from narrator.core.errors import UserError
-from narrator.render.groups import book_render_groups
-from narrator.workflow.bootstrap import bootstrap
-from narrator.workflow.cluster import render_group
+from narrator.core.errors import UserError, first_line, out_of_memory
 
 
 def fail(message):
     """Stop with one line for a user mistake: no traceback, nothing written under results/."""
     print(f"narrator: {message}", file=sys.stderr)
     sys.exit(1)
+
+
+# Under an address-space limit (ulimit -v, a cluster job's cap) the libraries below may not load.
+try:
+    from narrator.core import catalog as narrator_catalog
+    from narrator.render.groups import book_render_groups
+    from narrator.workflow.bootstrap import bootstrap
+    from narrator.workflow.cluster import render_group
+except (ImportError, MemoryError) as error:
+    if not out_of_memory(error):
+        raise
+    fail(
+        f"out of memory while loading narrator's libraries ({first_line(error)}); raise the memory "
+        "limit (ulimit -v, the cluster job's mem_mb)"
+    )
 
 
 try:

@@ -135,7 +135,15 @@ def test_a_job_whose_disk_fills_up_still_logs_why_it_failed(disk, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "error", [MemoryError(), RuntimeError("can't start new thread")], ids=["MemoryError", "no thread"]
+    "error",
+    [
+        MemoryError(),
+        RuntimeError("can't start new thread"),
+        # What a job's import gave under prlimit --as=600M here: before, "a bug in narrator".
+        ImportError("/v/matplotlib/backends/_backend_agg.so: failed to map segment from shared object"),
+        OSError(12, "Cannot allocate memory"),
+    ],
+    ids=["MemoryError", "no thread", "no room to map a library", "ENOMEM"],
 )
 def test_out_of_memory_is_named_as_such_not_as_a_bug(tmp_path, error):
     message = failure_message("render_segment sample", error, tmp_path / "job.log")

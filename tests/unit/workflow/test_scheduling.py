@@ -75,6 +75,25 @@ def test_a_request_after_the_pending_one_fired_starts_a_new_timer() -> None:
     assert scheduler._open_jobs.acquire(timeout=2)
 
 
+def test_no_memory_for_a_timer_thread_re_evaluates_now_instead_of_ending_the_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # What threading raises under an address-space limit (prlimit --as): before, a traceback from
+    # Snakemake's scheduler ended the run.
+    class NoThread(threading.Timer):
+        def start(self) -> None:
+            raise RuntimeError("can't start new thread")
+
+    coalesce_reevaluations()
+    monkeypatch.setattr(threading, "Timer", NoThread)
+    scheduler = fake_scheduler()
+    JobScheduler._schedule_reevalutation(scheduler, 5)
+    assert scheduler._open_jobs.acquire(timeout=0)
+    # The next request is not taken for one already pending.
+    JobScheduler._schedule_reevalutation(scheduler, 5)
+    assert scheduler._open_jobs.acquire(timeout=0)
+
+
 def test_remaining_jobs_are_listed_only_when_read_and_once() -> None:
     calls = []
     jobs = _JobsOnDemand(lambda: calls.append(1) or ["a", "b"])
