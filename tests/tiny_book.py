@@ -54,6 +54,7 @@ def render(catalog_path: Path, row: dict[str, str], seed: int = 0) -> None:
     wav.write_bytes(encode_wav(tone(len(row.text), seed), RATE, row.segment_id))
     record = check_wav_file(wav, text_chars=len(row.text), sample_rate=RATE, segment_id=row.segment_id)
     catalog.mark_completed(catalog_path, row.segment_id, record, 0.25)
+    catalog.note_render_seconds(catalog_path, row.segment_id, 0.25)
 
 
 def plan_tiny_book(folder: Path) -> Path:

@@ -515,3 +515,36 @@ def sidecar_path(wav_path: str | Path) -> Path:
     """The ASR sidecar of a segment WAV: segments/<id>.asr.json."""
     wav_path = Path(wav_path)
     return wav_path.with_name(wav_path.stem + SIDECAR_SUFFIX)
+
+
+#: Beside catalog.tsv: one "<segment id>\t<render seconds>" line per render, appended. The catalog
+#: is rebuilt by every plan (Snakemake deletes it first), and a WAV adopted by the new plan proves
+#: its audio but not how long it took; this log keeps that for the report's render speed.
+RENDER_TIMES = "render_times.tsv"
+
+
+def note_render_seconds(catalog_path: str | Path, segment_id: str, seconds: float) -> None:
+    """Append a segment's render time to the log (one write of one short line: appends from
+    concurrent render jobs do not interleave). A statistic, not a state: no fsync."""
+    line = f"{segment_id}\t{seconds:.3f}\n".encode()
+    fd = os.open(Path(catalog_path).with_name(RENDER_TIMES), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+
+
+def read_render_seconds(catalog_path: str | Path) -> dict[str, float]:
+    """Each segment's latest render time from the log; torn or foreign lines are skipped."""
+    try:
+        text = Path(catalog_path).with_name(RENDER_TIMES).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return {}
+    times = {}
+    for line in text.splitlines():
+        segment_id, _, seconds = line.partition("\t")
+        try:
+            times[segment_id] = float(seconds)
+        except ValueError:
+            continue
+    return times

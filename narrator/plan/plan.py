@@ -23,6 +23,7 @@ from narrator.core.catalog import (
     UnprovenCatalog,
     read_plan_record,
     read_planned,
+    read_render_seconds,
     sidecar_path,
     wav_file,
     write_catalog,
@@ -166,6 +167,7 @@ def adopt_published(catalog_path: Path, rows: list[Row]) -> tuple[list[Row], int
     those, so the new catalog must record them or assembly would wait for ever.
     """
     planned, damaged = [], 0
+    render_seconds = read_render_seconds(catalog_path)
     for row in rows:
         interrupt.check()
         path = wav_file(catalog_path, row)
@@ -173,7 +175,7 @@ def adopt_published(catalog_path: Path, rows: list[Row]) -> tuple[list[Row], int
         if path.exists():
             try:
                 record = check_wav_file(path, segment_id=row.segment_id, text_chars=len(row.spoken))
-                adopted = row.marked_completed(record, None)
+                adopted = row.marked_completed(record, render_seconds.get(row.segment_id))
             except AudioCheckError:
                 path.unlink()
                 damaged += 1

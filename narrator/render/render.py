@@ -154,6 +154,7 @@ def render_segment(
                 catalog.sidecar_path(wav_path), heard.sidecar(row, record, check.mode, attempt + 1)
             )
         catalog.mark_completed(catalog_path, segment_id, record, seconds)
+        catalog.note_render_seconds(catalog_path, segment_id, seconds)
     if heard is None:
         verdict = check.note or "ASR check off"
     else:

@@ -102,3 +102,14 @@ def test_a_swapped_wav_is_not_adopted_by_a_re_plan(rendered: Path, book: Path) -
     assert not wav_file(rendered, victim).exists()
     assert after[source.segment_id].status == COMPLETED
     assert "1 damaged WAVs" in summary
+
+
+def test_a_re_plan_keeps_the_adopted_segments_render_seconds(rendered: Path) -> None:
+    # Snakemake deletes the catalog before a re-plan; before, every adopted row lost its render
+    # time and the report its render speed.
+    rendered.unlink()
+    with rendered.with_name(catalog.RENDER_TIMES).open("a") as log:
+        log.write("torn line without a tab\n")
+    write_plan(rendered.parent.parent.parent / SOURCE, rendered, rendered.with_name("book.json"), SETTINGS)
+    rows = read_catalog(rendered)
+    assert rows and all(row.status == COMPLETED and row.render_seconds == 0.25 for row in rows)
