@@ -64,6 +64,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--save", help="write each segment's text, transcript and score here (JSON lines)")
     args = parser.parse_args(argv)
 
+    pace = yaml.safe_load((REPO / "config.yaml").read_text())["pace"]
     whole = read_book(args.book)
     settings, options = settings_for(args.book, args.engine, whole.language)
     rows = plan_rows(select_chapters(whole, settings.include, settings.exclude), settings)
@@ -79,7 +80,8 @@ def main(argv: list[str]) -> None:
         samples = voice.synthesize(row.spoken, seed=seed_for(row.spoken))
         rendered = time.perf_counter()
         # What render hears: the 16-bit samples of the WAV it wrote.
-        heard, result = asr.hear(to_pcm16(samples).astype("float32") / 32768, voice.sample_rate, row.spoken)
+        pcm = to_pcm16(samples).astype("float32") / 32768
+        heard, result = asr.hear(pcm, voice.sample_rate, row.spoken, wpm=pace)
         render_s += rendered - started
         asr_s += time.perf_counter() - rendered
         audio_s += len(samples) / voice.sample_rate
@@ -97,7 +99,9 @@ def main(argv: list[str]) -> None:
         f"false rejects: {len(rejects)}/{len(scored)} ({100 * len(rejects) / max(len(scored), 1):.1f}%)"
         f"; CER median {statistics.median(cers):.3f}, 95th {cers[int(0.95 * (len(cers) - 1))]:.3f}, "
         f"max {cers[-1]:.3f}; tails missing: {sum(bool(s[0].missing_tail) for s in scored)}, "
-        f"repeats: {sum(bool(s[0].repeated) for s in scored)}"
+        f"repeats: {sum(bool(s[0].repeated) for s in scored)}, too long for the text: "
+        f"{sum(s[0].overlong for s in scored)} (longest: "
+        f"{max(s[0].voiced_seconds / s[0].longest_plausible for s in scored):.0%} of the limit)"
     )
     print(
         f"render {render_s:.1f} s (RTF {render_s / audio_s:.3f}), ASR {asr_s:.1f} s "
