@@ -19,6 +19,25 @@ def write_planned(catalog_path: Path, rows: Sequence[Mapping[str, str]]) -> None
     catalog_path.with_name(BOOK_JSON).write_text(json.dumps({"plan": plan.as_json()}))
 
 
+def one_row_catalog(folder: Path, text: str) -> tuple[Path, Row]:
+    """A planned catalog in ``folder`` (made here) of one queued segment of ``text``."""
+    row = Row(
+        chapter=1,
+        chapter_title="One",
+        paragraph=1,
+        text=text,
+        spoken=text,
+        pause_after="paragraph",
+        segment_id="0123456789abcdef",
+        sequence=1,
+        wav_path="segments/0123456789abcdef.wav",
+    )
+    catalog_path = folder / "catalog.tsv"
+    folder.mkdir(parents=True, exist_ok=True)
+    write_planned(catalog_path, [row])
+    return catalog_path, row
+
+
 RATE = 22050
 START = 1_800_000_000.0
 

@@ -10,12 +10,15 @@ import threading
 import time
 
 import pytest
+from planned import one_row_catalog
 
 from narrator.core import interrupt
+from narrator.core.catalog import QUEUED, read_catalog, wav_file
 from narrator.engines import engine_class
 from narrator.engines.base import EngineError, EngineTimeout
 from narrator.engines.kokoro import KokoroEngine, KokoroOptions
 from narrator.engines.piper import PiperEngine, PiperOptions
+from narrator.render.render import RenderError, render_segment
 
 #: Long enough that one render takes seconds on any machine.
 LONG = " ".join(["The lamplighter climbed the iron ladder, lit the last lamp and came down again."] * 6)
@@ -89,24 +92,7 @@ def test_a_bad_timeout_is_one_line(value) -> None:
 
 
 def test_a_segment_past_its_timeout_fails_naming_the_segment(tmp_path) -> None:
-    from planned import write_planned
-
-    from narrator.core.catalog import QUEUED, Row, read_catalog, wav_file
-    from narrator.render.render import RenderError, render_segment
-
-    row = Row(
-        chapter=1,
-        chapter_title="One",
-        paragraph=1,
-        text=LONG,
-        spoken=LONG,
-        pause_after="paragraph",
-        segment_id="0123456789abcdef",
-        sequence=1,
-        wav_path="segments/0123456789abcdef.wav",
-    )
-    catalog_path = tmp_path / "catalog.tsv"
-    write_planned(catalog_path, [row])
+    catalog_path, row = one_row_catalog(tmp_path, LONG)
     with pytest.raises(RenderError, match=r"^segment 0123456789abcdef: no audio after 0\.3 s"):
         render_segment(
             catalog_path,

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 import yaml
 from conftest import REPO
-from planned import write_planned
+from planned import one_row_catalog
 
 from narrator.cli import main as narrator_main
-from narrator.core.catalog import COMPLETED, QUEUED, Row, read_catalog, wav_file
+from narrator.core.catalog import COMPLETED, QUEUED, read_catalog, wav_file
 from narrator.engines import engine_class, get_engine
 from narrator.engines.espeak import EspeakEngine, EspeakOptions
 from narrator.engines.piper import PiperOptions
@@ -149,26 +149,8 @@ def test_names_and_scripts_whisper_cannot_write_are_not_errors() -> None:
     assert asr.score(text, transcript.replace("visitors book", "harbour gate")).edits > result.edits
 
 
-def _one_row_catalog(folder: Path, text: str) -> tuple[Path, Row]:
-    row = Row(
-        chapter=1,
-        chapter_title="One",
-        paragraph=1,
-        text=text,
-        spoken=text,
-        pause_after="paragraph",
-        segment_id="0123456789abcdef",
-        sequence=1,
-        wav_path="segments/0123456789abcdef.wav",
-    )
-    catalog_path = folder / "catalog.tsv"
-    folder.mkdir(parents=True)
-    write_planned(catalog_path, [row])
-    return catalog_path, row
-
-
 def _render(folder: Path, text: str, reverse: str, mode: str = "enforce") -> str:
-    catalog_path, row = _one_row_catalog(folder, text)
+    catalog_path, row = one_row_catalog(folder, text)
     check = asr.AsrSettings(mode=mode, tries=2)
     options = EspeakOptions(voice="en-us", test_faults={"reverse": reverse})
     try:
