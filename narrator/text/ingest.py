@@ -13,7 +13,7 @@ from narrator.core.errors import BookError
 from narrator.core.publish import require_file
 from narrator.text.detect_language import settle_language
 from narrator.text.limits import Limits, check_book_bytes, check_book_chars
-from narrator.text.readers import READERS
+from narrator.text.readers import READERS, book_suffix
 from narrator.text.readers.titles import bare_number, title_key
 
 
@@ -31,7 +31,7 @@ def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = Non
     """
     path = Path(path)
     require_file(path, "book file", BookError)
-    reader = READERS.get(path.suffix.lower())
+    reader = READERS.get(book_suffix(path))
     if reader is None:
         raise BookError(f"{path}: unsupported book format {path.suffix!r}; use one of {', '.join(READERS)}")
     if limits is not None:
