@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Protocol
 
 from narrator.core.book import Book
+from narrator.text.readers.docx import read_docx
 from narrator.text.readers.epub import read_epub
 from narrator.text.readers.fb2 import read_fb2
 from narrator.text.readers.html import read_html
@@ -29,6 +30,7 @@ READERS: dict[str, Reader] = {
     ".xhtml": read_html,
     ".fb2": read_fb2,
     ".fb2.zip": read_fb2,
+    ".docx": read_docx,
 }
 
 

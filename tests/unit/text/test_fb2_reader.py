@@ -6,9 +6,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import BOOKS
+from conftest import BOOKS, refused_in_one_line
 
-from narrator.core.errors import BookError
 from narrator.text.ingest import load_book, read_book
 from narrator.text.readers import READERS, book_suffix
 
@@ -45,14 +44,6 @@ def _write(tmp_path: Path, name: str, data: str | bytes, encoding: str = "utf-8"
     path = tmp_path / name
     path.write_bytes(data.encode(encoding) if isinstance(data, str) else data)
     return path
-
-
-def _one_line_error(path: Path) -> str:
-    with pytest.raises(BookError) as info:
-        read_book(path)
-    message = str(info.value)
-    assert "\n" not in message and str(path) in message
-    return message
 
 
 def test_fb2_and_zipped_fb2_are_registered() -> None:
@@ -110,7 +101,7 @@ def test_fb2_notes_are_read_after_their_paragraph_when_asked(tmp_path: Path) -> 
     ids=["truncated", "not-fictionbook", "binary"],
 )
 def test_a_damaged_fb2_is_one_line(tmp_path: Path, content: str | bytes, expected: str) -> None:
-    assert expected in _one_line_error(_write(tmp_path, "broken.fb2", content))
+    assert expected in refused_in_one_line(_write(tmp_path, "broken.fb2", content))
 
 
 def test_entities_in_an_fb2_are_never_expanded(tmp_path: Path) -> None:
@@ -132,12 +123,12 @@ def test_a_zipped_fb2_is_size_checked_and_must_hold_one_book(tmp_path: Path) -> 
     bomb = tmp_path / "bomb.fb2.zip"
     with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("bomb.fb2", bytes(300 * 1024 * 1024))
-    assert "zip bomb" in _one_line_error(bomb)
+    assert "zip bomb" in refused_in_one_line(bomb)
     two = tmp_path / "two.fb2.zip"
     with zipfile.ZipFile(two, "w") as archive:
         archive.writestr("a.fb2", NESTED)
         archive.writestr("b.fb2", NESTED)
-    assert "holds 2 .fb2 files" in _one_line_error(two)
-    assert "not an FB2: the file is not a readable zip" in _one_line_error(
+    assert "holds 2 .fb2 files" in refused_in_one_line(two)
+    assert "not an FB2: the file is not a readable zip" in refused_in_one_line(
         _write(tmp_path, "junk.fb2.zip", b"PK\x03\x04 not really")
     )

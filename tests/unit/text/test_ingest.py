@@ -217,7 +217,7 @@ def test_directory_is_not_a_book(tmp_path: Path) -> None:
     _assert_one_line(info.value, "is a directory, not a book file")
 
 
-@pytest.mark.parametrize("name", ["book.pdf", "book.docx", "book"])
+@pytest.mark.parametrize("name", ["book.odt", "book.rtf", "book"])
 def test_unsupported_suffix(tmp_path: Path, name: str) -> None:
     path = tmp_path / name
     path.write_text("Some text.")
