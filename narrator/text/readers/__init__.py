@@ -11,6 +11,7 @@ from narrator.text.readers.epub import read_epub
 from narrator.text.readers.fb2 import read_fb2
 from narrator.text.readers.html import read_html
 from narrator.text.readers.markdown import read_markdown
+from narrator.text.readers.pdf import read_pdf
 from narrator.text.readers.txt import read_txt
 
 
@@ -31,6 +32,7 @@ READERS: dict[str, Reader] = {
     ".fb2": read_fb2,
     ".fb2.zip": read_fb2,
     ".docx": read_docx,
+    ".pdf": read_pdf,
 }
 
 

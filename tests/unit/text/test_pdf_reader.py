@@ -1,0 +1,95 @@
+"""PDF: outline chapters, page furniture removed, words re-joined, two columns, scans and damage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import BOOKS, DATA, refused_in_one_line
+
+from narrator.text.ingest import load_book, read_book
+from narrator.text.readers import READERS
+from narrator.text.readers.pdf import read_pdf
+
+# A novel made by calibre (Chromium) with a running header "Franz Kafka · Die Verwandlung", a page
+# number on every page and the EPUB's contents as its outline.
+NOVEL = BOOKS / "die-verwandlung-pg22367-calibre.pdf"
+# pdfTeX files from py-pdf/sample-files: sections with bookmarks after a contents page; a two-column
+# article with words hyphenated at line ends; an image-only PDF; a password-protected one.
+OUTLINE = DATA / "pdf" / "pdflatex-outline.pdf"
+COLUMNS = DATA / "pdf" / "multicolumn.pdf"
+SCAN = DATA / "pdf" / "imagemagick-images.pdf"
+LOCKED = DATA / "pdf" / "libreoffice-writer-password.pdf"
+
+
+def _spoken(path: Path) -> str:
+    return " ".join(p for c in load_book(path).chapters for p in c.paragraphs)
+
+
+def test_pdf_is_registered() -> None:
+    assert READERS[".pdf"] is read_pdf
+
+
+def test_a_novel_plans_its_outline_chapters_without_headers_or_page_numbers() -> None:
+    book = load_book(NOVEL)
+    assert (book.title, book.authors, book.language) == ("Die Verwandlung", ("Franz Kafka",), "de")
+    assert [c.title for c in book.chapters] == ["Chapter I", "Chapter II", "Chapter III"]
+    first = book.chapters[0].paragraphs
+    # The drop capital joins its word; a paragraph runs on across the page break after it.
+    assert first[0].startswith("ALS Gregor Samsa eines Morgens aus unruhigen Träumen erwachte, fand er")
+    assert first[0].endswith("Beine flimmerten ihm hilflos vor den Augen.")
+    spoken = _spoken(NOVEL)
+    assert "Kafka · Die Verwandlung" not in spoken and "Gutenberg" not in spoken
+    assert not any(p.strip().isdigit() for c in book.chapters for p in c.paragraphs)
+    last = book.chapters[-1].paragraphs[-1]
+    assert last.endswith("die Tochter als erste sich erhob und ihren jungen Körper dehnte.")
+
+
+def test_outline_entries_are_chapters_and_their_numbered_headings_name_them() -> None:
+    whole = read_book(OUTLINE)
+    assert [(c.kind, c.skipped_by) for c in whole.chapters[:1]] == [("front", "contents page (by title)")]
+    chapters = load_book(OUTLINE).chapters
+    expected = [f"{n} {name}" for n, name in enumerate(["Foo", "Bar", "Baz"] * 3, 1)]
+    assert [c.title for c in chapters] == expected
+    assert chapters[1].paragraphs[0].startswith("Hello, here is some text without a meaning.")
+
+
+def test_two_columns_read_in_order_with_hyphenated_words_rejoined_and_ligatures_undone() -> None:
+    book = load_book(COLUMNS)
+    paragraphs = [p for c in book.chapters for p in c.paragraphs]
+    spoken = " ".join(paragraphs)
+    # Each was hyphenated across a line in the PDF ("adip-" / "iscing").
+    for word in ("adipiscing", "consectetuer", "tristique", "rhoncus", "ultrices", "sollicitudin"):
+        assert word in spoken
+    assert "adip- " not in spoken and "adip-iscing" not in spoken
+    assert "ﬁ" not in spoken and "filled with Lorem" in spoken
+    # The left column's first paragraph ends before the next one starts, in the order printed.
+    lorem = next(n for n, p in enumerate(paragraphs) if p.startswith("Lorem ipsum dolor sit amet"))
+    assert paragraphs[lorem].endswith("Duis eget orci sit amet orci dignissim rutrum.")
+    assert paragraphs[lorem + 1].startswith("Nam dui ligula, fringilla a, euismod sodales")
+
+
+def test_a_scan_and_a_locked_pdf_are_refused_in_one_line() -> None:
+    message = refused_in_one_line(SCAN)
+    assert "no text layer" in message and "OCR" in message
+    assert "encrypted (password-protected)" in refused_in_one_line(LOCKED)
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"%PDF-1.7\n1 0 obj << /Type /Catalog", "not a readable PDF"),
+        (b"this is not a PDF at all" * 40, "not a readable PDF"),
+    ],
+    ids=["truncated", "not-pdf"],
+)
+def test_a_damaged_pdf_is_one_line(tmp_path: Path, data: bytes, expected: str) -> None:
+    path = tmp_path / "broken.pdf"
+    path.write_bytes(data)
+    assert expected in refused_in_one_line(path)
+
+
+def test_a_pdf_cut_short_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "cut.pdf"
+    path.write_bytes(OUTLINE.read_bytes()[: len(OUTLINE.read_bytes()) // 2])
+    assert "not a readable PDF" in refused_in_one_line(path)
