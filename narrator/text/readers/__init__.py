@@ -10,6 +10,7 @@ from narrator.text.readers.docx import read_docx
 from narrator.text.readers.epub import read_epub
 from narrator.text.readers.fb2 import read_fb2
 from narrator.text.readers.html import read_html
+from narrator.text.readers.kindle import read_kindle
 from narrator.text.readers.markdown import read_markdown
 from narrator.text.readers.pdf import read_pdf
 from narrator.text.readers.txt import read_txt
@@ -33,6 +34,9 @@ READERS: dict[str, Reader] = {
     ".fb2.zip": read_fb2,
     ".docx": read_docx,
     ".pdf": read_pdf,
+    ".mobi": read_kindle,
+    ".azw3": read_kindle,
+    ".azw": read_kindle,
 }
 
 
