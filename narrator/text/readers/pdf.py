@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import statistics
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from pdfminer.pdfdocument import PDFDocument, PDFNoOutlines, PDFPasswordIncorrec
 from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 from pdfminer.pdfparser import PDFParser
-from pdfminer.pdftypes import PDFObjRef, resolve1
+from pdfminer.pdftypes import LITERALS_FLATE_DECODE, PDFObjRef, PDFStream, resolve1
 from pdfminer.psexceptions import PSException
 from pdfminer.psparser import PSLiteral
 from pdfminer.utils import decode_text
@@ -39,7 +40,16 @@ from narrator.text.readers.titles import title_from_stem, title_key
 from narrator.text.readers.xhtml import Block, Draft, take_title
 
 # What pdfminer raises on a damaged file, beyond its own exceptions: it indexes and unpacks freely.
-_DAMAGED = (PSException, ValueError, KeyError, TypeError, IndexError, AttributeError, AssertionError)
+_DAMAGED = (
+    PSException,
+    ValueError,
+    KeyError,
+    TypeError,
+    IndexError,
+    AttributeError,
+    AssertionError,
+    RecursionError,  # forms nested without end (pdfminer stops only at a form that holds itself)
+)
 _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
 _HYPHENS = "-\u2010\u00ad"
 _BROKEN_WORD = re.compile(rf"(\w+)[{_HYPHENS}]$")
@@ -53,6 +63,11 @@ HEADING_RATIO = 1.15
 SMALL_RATIO = 0.85
 #: Average characters of text per page below which the PDF is taken for a scan.
 MIN_CHARS_PER_PAGE = 20
+MiB = 1024 * 1024
+#: Most bytes one compressed stream, and all of them, may inflate to: pdfminer inflates a stream
+#: whole, so a small file could otherwise fill the memory (a zip bomb in a PDF).
+MAX_STREAM_BYTES = 256 * MiB
+MAX_TOTAL_BYTES = 1024 * MiB
 
 
 @dataclass
@@ -325,6 +340,38 @@ def _heading_drafts(paragraphs: list[_Paragraph], body: float) -> tuple[str, lis
     return title, drafts
 
 
+def _inflated_size(data: bytes, limit: int) -> int:
+    """How many bytes a Flate stream inflates to, counting no further than just past ``limit``."""
+    inflater = zlib.decompressobj()
+    size = 0
+    try:
+        while data and size <= limit:
+            size += len(inflater.decompress(data, MiB))
+            data = inflater.unconsumed_tail
+    except zlib.error:
+        pass  # pdfminer reads what it can of a corrupt stream; so much is all it can inflate
+    return size
+
+
+def _check_streams(path: Path, document: PDFDocument) -> None:
+    """Refuse a PDF whose compressed streams inflate to too much, before pdfminer inflates them."""
+    total = 0
+    for xref in document.xrefs:
+        for objid in xref.get_objids():
+            try:
+                stream = document.getobj(objid)
+            except _DAMAGED:
+                continue  # a damaged object costs its own text only, as pdfminer reads it
+            if not isinstance(stream, PDFStream) or not any(
+                name in LITERALS_FLATE_DECODE for name, _ in stream.get_filters()
+            ):
+                continue
+            size = _inflated_size(stream.get_rawdata() or b"", MAX_STREAM_BYTES)
+            total += size
+            if size > MAX_STREAM_BYTES or total > MAX_TOTAL_BYTES:
+                raise BookError(f"{path}: the PDF decompresses to too much data (a zip bomb?); refusing it")
+
+
 def _open(path: Path, stream: Any) -> PDFDocument:
     try:
         return PDFDocument(PDFParser(stream))
@@ -340,6 +387,7 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
     with path.open("rb") as stream:
         document = _open(path, stream)
         try:
+            _check_streams(path, document)
             lines, pages, page_ids = _lines(document)
             outline = _outline(document, page_ids)
         except _DAMAGED as error:
