@@ -98,7 +98,7 @@ def _text(line: LTTextLine) -> tuple[str, float]:
     for item in line:
         text = item.get_text()
         # A footnote marker: a digit or dagger set much smaller than the line, raised above it.
-        small = isinstance(item, LTChar) and item.size < 0.75 * size and item.y0 > line.y0 + 0.2 * size
+        small = isinstance(item, LTChar) and item.size < 0.9 * size and item.y0 > line.y0 + 0.2 * size
         if small and (text.isdigit() or text in "*†‡§"):
             continue
         kept.append(text)

@@ -20,6 +20,9 @@ NOVEL = BOOKS / "die-verwandlung-pg22367-calibre.pdf"
 OUTLINE = DATA / "pdf" / "pdflatex-outline.pdf"
 COLUMNS = DATA / "pdf" / "multicolumn.pdf"
 SCAN = DATA / "pdf" / "imagemagick-images.pdf"
+# groff -ms made it from two chapters of a Gutenberg book (its source beside it): a running header
+# "Shedlock - 2 - The Pianoforte Sonata", 97 words hyphenated at line ends, footnotes at the feet.
+GROFF = DATA / "pdf" / "pianoforte-sonata-ch1-2-groff.pdf"
 LOCKED = DATA / "pdf" / "libreoffice-writer-password.pdf"
 
 
@@ -68,6 +71,22 @@ def test_two_columns_read_in_order_with_hyphenated_words_rejoined_and_ligatures_
     lorem = next(n for n, p in enumerate(paragraphs) if p.startswith("Lorem ipsum dolor sit amet"))
     assert paragraphs[lorem].endswith("Duis eget orci sit amet orci dignissim rutrum.")
     assert paragraphs[lorem + 1].startswith("Nam dui ligula, fringilla a, euismod sodales")
+
+
+@pytest.mark.parametrize(("notes", "read"), [("drop", False), ("read", True)])
+def test_footnotes_at_the_page_foot_follow_notes_and_headers_and_hyphens_go(notes: str, read: bool) -> None:
+    book = read_book(GROFF, notes=notes)
+    body = [c for c in book.chapters if c.kind == "body"]
+    assert [c.title for c in body] == ["CHAPTER I. INTRODUCTORY", "CHAPTER II. JOHANN KUHNAU"]
+    spoken = " ".join(p for c in body for p in c.paragraphs)
+    # The first footnote's text, and its raised marker "1" after "music,", in the body.
+    assert ("Musikalisches Lexicon oder musikalische Bibliothek." in spoken) is read
+    # (The PDF itself has no space there: its source lost words after the marker.)
+    assert "dictionary of music,1" not in spoken and "dictionary of music,Plain and Easy" in spoken
+    assert "Shedlock" not in spoken and "- 2 -" not in spoken
+    for word in ("his famous Theses", "the father of the quartet", "Sarabande", "considerably"):
+        assert word in spoken
+    assert "fa- mous" not in spoken and "quar- tet" not in spoken
 
 
 def test_a_scan_and_a_locked_pdf_are_refused_in_one_line() -> None:
