@@ -18,8 +18,11 @@ from narrator.text.readers.titles import bare_number, title_key
 
 
 def book_id_for(path: str | Path) -> str:
-    """A safe slug of the file stem: lowercase letters, digits and single dashes."""
-    stem = unicodedata.normalize("NFKD", Path(path).stem).encode("ascii", "ignore").decode()
+    """A safe slug of the file's name without its book suffix (".fb2.zip" whole): lowercase letters,
+    digits and single dashes."""
+    name = Path(path).name
+    name = name[: len(name) - len(book_suffix(Path(path)))]
+    stem = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-")
     return slug or "book"
 

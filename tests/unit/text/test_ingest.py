@@ -143,6 +143,8 @@ SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
         ("/abs/dir/The-End.markdown", "the-end"),
         ("..\\..\\evil name.txt", "evil-name"),
         ("\U0001f600.txt", "book"),
+        ("Kafka.Die.Verwandlung.fb2.zip", "kafka-die-verwandlung"),
+        ("README", "readme"),
     ],
 )
 def test_book_id_for_gives_safe_slugs(name: str, expected: str) -> None:
