@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lxml import etree
 from pdfminer.converter import PDFPageAggregator
 from pdfminer.layout import LAParams, LTChar, LTPage, LTTextBox, LTTextLine
 from pdfminer.pdfdocument import PDFDocument, PDFNoOutlines, PDFPasswordIncorrect
@@ -37,7 +38,7 @@ from narrator.text.readers.decode import squash
 from narrator.text.readers.html import drafts_at_headings
 from narrator.text.readers.matter import build_chapters
 from narrator.text.readers.titles import title_from_stem, title_key
-from narrator.text.readers.xhtml import Block, Draft, take_title
+from narrator.text.readers.xhtml import Block, Draft, parse_xhtml, tag_of, take_title, text_of
 
 # What pdfminer raises on a damaged file, beyond its own exceptions: it indexes and unpacks freely.
 _DAMAGED = (
@@ -51,6 +52,7 @@ _DAMAGED = (
     RecursionError,  # forms nested without end (pdfminer stops only at a form that holds itself)
 )
 _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
+_DC = "http://purl.org/dc/elements/1.1/"
 _HYPHENS = "-\u2010\u00ad"
 _BROKEN_WORD = re.compile(rf"(\w+)[{_HYPHENS}]$")
 _PAGE_NUMBER = re.compile(r"^[\W_]*(page\s*)?(\d{1,4}|[ivxlcdm]{1,7})(\s*(of|/)\s*\d{1,4})?[\W_]*$", re.I)
@@ -259,14 +261,51 @@ def _info(document: PDFDocument, name: str) -> str:
     return ""
 
 
-def _language(document: PDFDocument) -> str:
+@dataclass(frozen=True)
+class _Metadata:
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    language: str = ""
+    language_source: str = ""
+    date: str = ""
+
+
+def _xmp(document: PDFDocument) -> dict[str, list[str]]:
+    """The Dublin Core values of the XMP packet (title, creator, language, date), each in order."""
+    stream = resolve1(document.catalog.get("Metadata"))
+    if not isinstance(stream, PDFStream):
+        return {}
+    try:
+        root = parse_xhtml(stream.get_data())
+    except (etree.XMLSyntaxError, ValueError, PSException, zlib.error):
+        return {}  # a damaged packet costs the metadata, not the book
+    values: dict[str, list[str]] = {}
+    for element in root.iter():
+        if isinstance(element.tag, str) and element.tag.startswith(f"{{{_DC}}}"):
+            items = [text_of(li) for li in element.iter() if tag_of(li) == "li"] or [text_of(element)]
+            values.setdefault(tag_of(element), []).extend(item for item in items if item)
+    return values
+
+
+def _metadata(document: PDFDocument) -> _Metadata:
+    """Title, authors, language and date: XMP's first, then the document info's and /Lang."""
+    xmp = _xmp(document)
+    authors = xmp.get("creator") or re.split(r"\s*[;&]\s*|\s+and\s+", _info(document, "Author"))
     value = resolve1(document.catalog.get("Lang"))
-    text = (
-        decode_text(value)
-        if isinstance(value, bytes)
-        else (value.name if isinstance(value, PSLiteral) else "")
+    lang = decode_text(value) if isinstance(value, bytes) else ""
+    lang = str(value.name) if isinstance(value, PSLiteral) else lang
+    language, source = well_formed_tag(str(lang)), "PDF catalog Lang"
+    if not language:
+        language = next((tag for item in xmp.get("language", []) if (tag := well_formed_tag(item))), "")
+        source = "PDF XMP dc:language"
+    date = next((m.group() for d in xmp.get("date", []) if (m := re.match(r"\d{4}(-\d\d(-\d\d)?)?", d))), "")
+    return _Metadata(
+        title=next(iter(xmp.get("title", [])), "") or _info(document, "Title"),
+        authors=tuple(a for a in authors if a),
+        language=language,
+        language_source=source if language else "",
+        date=date,
     )
-    return well_formed_tag(str(text))
 
 
 def _outline(document: PDFDocument, page_ids: list[object]) -> list[tuple[int, str, int, float | None]]:
@@ -390,11 +429,10 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
             _check_streams(path, document)
             lines, pages, page_ids = _lines(document)
             outline = _outline(document, page_ids)
+            metadata = _metadata(document)
         except _DAMAGED as error:
             raise BookError(f"{path}: the PDF is damaged ({first_line(error)})") from None
-        title = _info(document, "Title") or title_from_stem(path)
-        authors = tuple(a for a in re.split(r"\s*[;&]\s*|\s+and\s+", _info(document, "Author")) if a)
-        language = _language(document)
+    title = metadata.title or title_from_stem(path)
     if sum(len(line.text) for line in lines) < MIN_CHARS_PER_PAGE * max(pages, 1):
         raise BookError(
             f"{path}: the PDF has no text layer (a scan?); run OCR on it first (e.g. ocrmypdf) and try again"
@@ -410,11 +448,12 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
         drafts = _outline_drafts(paragraphs, outline, body)
     else:
         found, drafts = _heading_drafts(paragraphs, body)
-        title = _info(document, "Title") or found or title
+        title = metadata.title or found or title
     return Book(
         squash(title),
         build_chapters(drafts, title),
-        authors=authors,
-        language=language or "en",
-        language_source="PDF catalog Lang" if language else "",
+        authors=metadata.authors,
+        language=metadata.language or "en",
+        language_source=metadata.language_source,
+        date=metadata.date,
     )

@@ -37,6 +37,7 @@ def test_pdf_is_registered() -> None:
 def test_a_novel_plans_its_outline_chapters_without_headers_or_page_numbers() -> None:
     book = load_book(NOVEL)
     assert (book.title, book.authors, book.language) == ("Die Verwandlung", ("Franz Kafka",), "de")
+    assert (book.language_source, book.date) == ("PDF XMP dc:language", "2007-08-21")  # calibre's XMP
     assert [c.title for c in book.chapters] == ["Chapter I", "Chapter II", "Chapter III"]
     first = book.chapters[0].paragraphs
     # The drop capital joins its word; a paragraph runs on across the page break after it.
