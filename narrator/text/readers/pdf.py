@@ -57,6 +57,8 @@ _HYPHENS = "-\u2010\u00ad"
 _BROKEN_WORD = re.compile(rf"(\w+)[{_HYPHENS}]$")
 _PAGE_NUMBER = re.compile(r"^[\W_]*(page\s*)?(\d{1,4}|[ivxlcdm]{1,7})(\s*(of|/)\s*\d{1,4})?[\W_]*$", re.I)
 _SPACED = re.compile(r"\b\w(?: \w\b){2,}")
+# A figure's or table's caption: "Table 1: EU Countries", "Figure 3. The rotunda", "Fig. 2."
+_CAPTION = re.compile(r"^(Table|Figure|Fig\.|Plate|Illustration)\s+[\dIVXLC]+[.:]\s")
 _SENTENCE_END = re.compile(r"[.!?:;\u2026\"'\u201d\u2019»)\]]$")
 #: A line on at least this share of the pages (and on 3 or more) is a running header or footer.
 RUNNING_SHARE = 0.4
@@ -444,6 +446,8 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
         lines = [line for line in lines if not (line.size <= SMALL_RATIO * body and line.height < 0.3)]
     words = _words(lines)
     paragraphs = _rejoined(_paragraphs(lines, words), body, words)
+    if notes == "drop":
+        paragraphs = [p for p in paragraphs if not _CAPTION.match(p.text)]
     if outline:
         drafts = _outline_drafts(paragraphs, outline, body)
     else:

@@ -68,6 +68,10 @@ def test_two_columns_read_in_order_with_hyphenated_words_rejoined_and_ligatures_
         assert word in spoken
     assert "adip- " not in spoken and "adip-iscing" not in spoken
     assert "ﬁ" not in spoken and "filled with Lorem" in spoken
+    assert "Table 1: EU Countries Information" not in spoken  # a caption, read only with notes: read
+    assert "Table 1: EU Countries Information" in " ".join(
+        p for c in read_book(COLUMNS, notes="read").chapters for p in c.paragraphs
+    )
     # The left column's first paragraph ends before the next one starts, in the order printed.
     lorem = next(n for n, p in enumerate(paragraphs) if p.startswith("Lorem ipsum dolor sit amet"))
     assert paragraphs[lorem].endswith("Duis eget orci sit amet orci dignissim rutrum.")
