@@ -184,6 +184,18 @@ def read_audio(path: Path):
     return data, rate
 
 
+def refused_in_one_line(path: Path) -> str:
+    """The BookError that reading ``path`` ends in, checked to be one line naming the file."""
+    from narrator.core.errors import BookError
+    from narrator.text.ingest import read_book
+
+    with pytest.raises(BookError) as info:
+        read_book(path)
+    message = str(info.value)
+    assert "\n" not in message and str(path) in message
+    return message
+
+
 def alice_path() -> Path:
     """Project Gutenberg #11, an EPUB 2 with an NCX, a cover and Gutenberg's header and licence."""
     return BOOKS / "alice-in-wonderland-pg11.epub"

@@ -13,13 +13,16 @@ from narrator.core.errors import BookError
 from narrator.core.publish import require_file
 from narrator.text.detect_language import settle_language
 from narrator.text.limits import Limits, check_book_bytes, check_book_chars
-from narrator.text.readers import READERS
+from narrator.text.readers import READERS, book_suffix
 from narrator.text.readers.titles import bare_number, title_key
 
 
 def book_id_for(path: str | Path) -> str:
-    """A safe slug of the file stem: lowercase letters, digits and single dashes."""
-    stem = unicodedata.normalize("NFKD", Path(path).stem).encode("ascii", "ignore").decode()
+    """A safe slug of the file's name without its book suffix (".fb2.zip" whole): lowercase letters,
+    digits and single dashes."""
+    name = Path(path).name
+    name = name[: len(name) - len(book_suffix(Path(path)))]
+    stem = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-")
     return slug or "book"
 
@@ -31,7 +34,7 @@ def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = Non
     """
     path = Path(path)
     require_file(path, "book file", BookError)
-    reader = READERS.get(path.suffix.lower())
+    reader = READERS.get(book_suffix(path))
     if reader is None:
         raise BookError(f"{path}: unsupported book format {path.suffix!r}; use one of {', '.join(READERS)}")
     if limits is not None:

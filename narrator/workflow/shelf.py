@@ -23,7 +23,7 @@ from narrator.plan.plan import PlanSettings
 from narrator.render.asr import AsrSettings, resolve
 from narrator.text.ingest import book_id_for, load_book
 from narrator.text.limits import Limits
-from narrator.text.readers import READERS
+from narrator.text.readers import READERS, book_suffix
 from narrator.workflow.jobs import log_bug
 
 
@@ -64,14 +64,14 @@ def shelf_paths(books: str | list[str]) -> list[Path]:
     for entry in [books] if isinstance(books, str) else books:
         path = Path(entry)
         if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.suffix.lower() in READERS and p.is_file())
+            found = sorted(p for p in path.iterdir() if book_suffix(p) in READERS and p.is_file())
             if not found:
                 raise UserError(f"books: {entry} holds no book ({', '.join(READERS)} files)")
         elif glob.has_magic(entry):
-            found = sorted(Path(p) for p in glob.glob(entry) if Path(p).suffix.lower() in READERS)
+            found = sorted(Path(p) for p in glob.glob(entry) if book_suffix(Path(p)) in READERS)
             if not found:
                 raise UserError(f"books: {entry!r} matches no book ({', '.join(READERS)} files)")
-        elif path.suffix.lower() in READERS:
+        elif book_suffix(path) in READERS:
             found = [path]  # a missing or unreadable book is refused alone when it is read
         else:
             what = "no such folder" if not path.exists() else "not a folder, glob or book file"

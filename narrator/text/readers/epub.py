@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import posixpath
 import re
-import zipfile
-import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 
-from narrator.core.book import Book, Cover
-from narrator.core.errors import BookError
+from narrator.core.book import Book, Cover, image_type
+from narrator.core.errors import BookError, first_line
 from narrator.core.language import well_formed_tag
+from narrator.text.readers.archive import Archive
 from narrator.text.readers.decode import squash
 from narrator.text.readers.matter import build_chapters, matter_rule, word_count
 from narrator.text.readers.titles import bare_number, title_from_stem
@@ -35,114 +34,17 @@ from narrator.text.readers.xhtml import (
     types_of,
 )
 
-MiB = 1024 * 1024
-#: Most bytes the archive may hold once decompressed, by its headers and as actually read.
-MAX_TOTAL_BYTES = 512 * MiB
-#: Most bytes one member may hold once decompressed.
-MAX_MEMBER_BYTES = 128 * MiB
-#: A member bigger than MAX_RATIO_MIN_BYTES that compresses better than this is a zip bomb.
-MAX_RATIO = 200
-MAX_RATIO_MIN_BYTES = MiB
-MAX_MEMBERS = 20_000
 #: A nested entry this short is one chapter with sections; a longer one is a part of chapters.
 #: (A technical chapter with its sections ran 2,000-8,000 words; a book of a novel, 40,000.)
 CHAPTER_WORDS = 12_000
 
-_TOO_BIG = "decompresses to too much data (a zip bomb?); refusing the EPUB"
 _CONTAINER = "META-INF/container.xml"
 _ENCRYPTION = "META-INF/encryption.xml"
 # Font obfuscation (IDPF and Adobe) "encrypts" fonts only; the text stays readable.
 _FONT_OBFUSCATION = {"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"}
 _XHTML_TYPES = {"application/xhtml+xml", "text/html", "application/xml", "text/x-oeb1-document"}
-_IMAGE_MAGIC = (
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
 _OPF_ROLE = "{http://www.idpf.org/2007/opf}role"
 _OPF_EVENT = "{http://www.idpf.org/2007/opf}event"
-
-
-def _one_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
-
-
-def _image_type(data: bytes) -> str | None:
-    for magic, media_type in _IMAGE_MAGIC:
-        if data.startswith(magic):
-            return media_type
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
-
-
-class _Archive:
-    """A zip opened with every size checked before and while reading."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.read_total = 0
-        try:
-            self.zip = zipfile.ZipFile(path)
-            infos = self.zip.infolist()
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as error:
-            raise BookError(
-                f"{path}: not an EPUB: the file is not a readable zip archive ({_one_line(error)})"
-            ) from None
-        if len(infos) > MAX_MEMBERS:
-            raise BookError(f"{path}: the EPUB has {len(infos)} files, more than a book needs; refusing it")
-        total = 0
-        for info in infos:
-            total += info.file_size
-            if info.file_size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES:
-                raise BookError(f"{path}: the EPUB decompresses to too much data (a zip bomb?); refusing it")
-            ratio = info.file_size / max(info.compress_size, 1)
-            if info.file_size > MAX_RATIO_MIN_BYTES and ratio > MAX_RATIO:
-                raise BookError(
-                    f"{path}: {info.filename} compresses {ratio:.0f} to 1 (a zip bomb?); refusing the EPUB"
-                )
-        self.names = {info.filename for info in infos}
-        self.lower = {name.lower(): name for name in self.names}
-
-    def __enter__(self) -> _Archive:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.zip.close()
-
-    def find(self, name: str) -> str | None:
-        """The member's real name (matching case-insensitively if need be), or None."""
-        if name in self.names:
-            return name
-        return self.lower.get(name.lower())
-
-    def read(self, name: str) -> bytes:
-        """A member's bytes, reading no more than the caps allow whatever its header says."""
-        limit = min(MAX_MEMBER_BYTES, MAX_TOTAL_BYTES - self.read_total)
-        chunks, size = [], 0
-        try:
-            with self.zip.open(name) as stream:
-                while chunk := stream.read(min(MiB, limit + 1 - size)):
-                    chunks.append(chunk)
-                    size += len(chunk)
-                    if size > limit:
-                        raise BookError(f"{self.path}: {name} {_TOO_BIG}")
-        except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError, OSError) as error:
-            raise BookError(f"{self.path}: {name} is damaged in the EPUB ({_one_line(error)})") from None
-        except RuntimeError as error:  # a password-protected member
-            raise BookError(
-                f"{self.path}: {name} is encrypted; narrator cannot read it ({_one_line(error)})"
-            ) from None
-        self.read_total += size
-        return b"".join(chunks)
-
-    def xml(self, name: str) -> etree._Element:
-        try:
-            return parse_xhtml(self.read(name))
-        except etree.XMLSyntaxError as error:
-            raise BookError(f"{self.path}: {name} is not well-formed XML ({_one_line(error)})") from None
 
 
 def _children(element: etree._Element, name: str) -> list[etree._Element]:
@@ -189,7 +91,7 @@ class _TocEntry:
 
 
 class _Epub:
-    def __init__(self, path: Path, archive: _Archive, notes: str) -> None:
+    def __init__(self, path: Path, archive: Archive, notes: str) -> None:
         self.path = path
         self.notes_choice = notes
         self.archive = archive
@@ -311,7 +213,7 @@ class _Epub:
             data = self.archive.read(name)
         except BookError:
             return None  # a damaged or oversized cover costs the cover, not the book
-        media_type = _image_type(data)
+        media_type = image_type(data)
         return Cover(data, media_type) if media_type else None
 
     # --- reading order and table of contents ---
@@ -423,8 +325,8 @@ class _Epub:
         except etree.XMLSyntaxError as error:
             root = parse_html(data.decode("utf-8", errors="replace"))
             if root is None:
-                raise BookError(f"{self.path}: {name} is not well-formed XML ({_one_line(error)})") from None
-            self.notes.append(f"{name}: not well-formed XML ({_one_line(error)}); read as HTML instead")
+                raise BookError(f"{self.path}: {name} is not well-formed XML ({first_line(error)})") from None
+            self.notes.append(f"{name}: not well-formed XML ({first_line(error)}); read as HTML instead")
             return root
 
     # --- chapters ---
@@ -550,7 +452,7 @@ def _chapters_as_listened(drafts: list[Draft]) -> list[Draft]:
 
 
 def read_epub(path: Path, notes: str = "drop") -> Book:
-    with _Archive(path) as archive:
+    with Archive(path, "EPUB") as archive:
         epub = _Epub(path, archive, notes)
         title = epub.title()
         language = epub.language()

@@ -44,7 +44,7 @@ def decode_html(path: Path, data: bytes) -> tuple[str, str]:
     return decode_text(path, data)
 
 
-def _drafts(blocks: list[Block], title: str) -> tuple[str, list[Draft]]:
+def drafts_at_headings(blocks: list[Block], title: str) -> tuple[str, list[Draft]]:
     """Chapters at the shallowest heading level used more than once (else the shallowest used)."""
     levels = [b.heading for b in blocks if b.heading and not b.boilerplate]
     repeated = sorted({level for level in levels if levels.count(level) > 1})
@@ -88,7 +88,7 @@ def read_html(path: Path, notes: str = "drop") -> Book:
     if root is None:
         raise BookError(f"{path}: the book has no text to speak")
     document = extract(root, notes=notes)
-    title, drafts = _drafts(document.blocks, document.title)
+    title, drafts = drafts_at_headings(document.blocks, document.title)
     title = title or title_from_stem(path)
     language = _stated_language(root)
     return Book(

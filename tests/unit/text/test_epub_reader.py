@@ -12,7 +12,8 @@ from conftest import BOOKS, alice_path
 from narrator.core.book import Book, Chapter
 from narrator.core.errors import BookError
 from narrator.text.ingest import read_book
-from narrator.text.readers import READERS, epub
+from narrator.text.readers import READERS
+from narrator.text.readers import archive as zip_archive
 from narrator.text.readers.epub import read_epub
 
 ALICE_TOC = [
@@ -492,7 +493,7 @@ def test_high_compression_ratio_is_refused(tmp_path: Path) -> None:
 
 
 def test_total_size_cap_counts_every_member(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(epub, "MAX_TOTAL_BYTES", 64 * 1024)
+    monkeypatch.setattr(zip_archive, "MAX_TOTAL_BYTES", 64 * 1024)
     path = _minimal(tmp_path, "many.epub", page("<p>Hi.</p>"))
     with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as archive:
         for n in range(10):
@@ -513,7 +514,7 @@ def test_reading_is_bounded_even_when_headers_lie(tmp_path: Path, monkeypatch: p
             fakes.append(fake)
         return fakes
 
-    monkeypatch.setattr(epub, "MAX_MEMBER_BYTES", 16 * 1024)
+    monkeypatch.setattr(zip_archive, "MAX_MEMBER_BYTES", 16 * 1024)
     monkeypatch.setattr(zipfile.ZipFile, "infolist", lying_infolist)
     assert "a.xhtml decompresses to too much data" in _error(path)
 

@@ -143,6 +143,8 @@ SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
         ("/abs/dir/The-End.markdown", "the-end"),
         ("..\\..\\evil name.txt", "evil-name"),
         ("\U0001f600.txt", "book"),
+        ("Kafka.Die.Verwandlung.fb2.zip", "kafka-die-verwandlung"),
+        ("README", "readme"),
     ],
 )
 def test_book_id_for_gives_safe_slugs(name: str, expected: str) -> None:
@@ -217,7 +219,7 @@ def test_directory_is_not_a_book(tmp_path: Path) -> None:
     _assert_one_line(info.value, "is a directory, not a book file")
 
 
-@pytest.mark.parametrize("name", ["book.pdf", "book.docx", "book"])
+@pytest.mark.parametrize("name", ["book.odt", "book.rtf", "book"])
 def test_unsupported_suffix(tmp_path: Path, name: str) -> None:
     path = tmp_path / name
     path.write_text("Some text.")

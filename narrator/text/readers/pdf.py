@@ -1,0 +1,463 @@
+"""PDF: the text layer, laid out by pdfminer.six, made back into paragraphs and chapters.
+
+A PDF is a picture of pages, so what a listener never wants is taken out by its shape: a line that
+repeats on many pages (running header or footer, digits ignored so page numbers count as one), a
+box that is only a page number, a footnote marker set small. Words hyphenated at a line's end are
+re-joined (a hyphen the document also writes inside a line is kept), ligatures are undone, and a
+paragraph cut by a page or column break is joined again. Chapters come from the outline (bookmarks)
+when it has one, else from lines set larger than the body text, read as HTML headings are.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import zlib
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lxml import etree
+from pdfminer.converter import PDFPageAggregator
+from pdfminer.layout import LAParams, LTChar, LTPage, LTTextBox, LTTextLine
+from pdfminer.pdfdocument import PDFDocument, PDFNoOutlines, PDFPasswordIncorrect
+from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+from pdfminer.pdfpage import PDFPage
+from pdfminer.pdfparser import PDFParser
+from pdfminer.pdftypes import LITERALS_FLATE_DECODE, PDFObjRef, PDFStream, resolve1
+from pdfminer.psexceptions import PSException
+from pdfminer.psparser import PSLiteral
+from pdfminer.utils import decode_text
+
+from narrator.core.book import Book
+from narrator.core.errors import BookError, first_line
+from narrator.core.language import well_formed_tag
+from narrator.text.readers.decode import squash
+from narrator.text.readers.html import drafts_at_headings
+from narrator.text.readers.matter import build_chapters
+from narrator.text.readers.titles import title_from_stem, title_key
+from narrator.text.readers.xhtml import Block, Draft, parse_xhtml, tag_of, take_title, text_of
+
+# What pdfminer raises on a damaged file, beyond its own exceptions: it indexes and unpacks freely.
+_DAMAGED = (
+    PSException,
+    ValueError,
+    KeyError,
+    TypeError,
+    IndexError,
+    AttributeError,
+    AssertionError,
+    RecursionError,  # forms nested without end (pdfminer stops only at a form that holds itself)
+)
+_LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
+_DC = "http://purl.org/dc/elements/1.1/"
+_HYPHENS = "-\u2010\u00ad"
+_BROKEN_WORD = re.compile(rf"(\w+)[{_HYPHENS}]$")
+_PAGE_NUMBER = re.compile(r"^[\W_]*(page\s*)?(\d{1,4}|[ivxlcdm]{1,7})(\s*(of|/)\s*\d{1,4})?[\W_]*$", re.I)
+_SPACED = re.compile(r"\b\w(?: \w\b){2,}")
+# A figure's or table's caption: "Table 1: EU Countries", "Figure 3. The rotunda", "Fig. 2."
+_CAPTION = re.compile(r"^(Table|Figure|Fig\.|Plate|Illustration)\s+[\dIVXLC]+[.:]\s")
+_SENTENCE_END = re.compile(r"[.!?:;\u2026\"'\u201d\u2019»)\]]$")
+#: A line on at least this share of the pages (and on 3 or more) is a running header or footer.
+RUNNING_SHARE = 0.4
+#: A line this much larger than the body text is a heading; this much smaller, a note or caption.
+HEADING_RATIO = 1.15
+SMALL_RATIO = 0.85
+#: Average characters of text per page below which the PDF is taken for a scan.
+MIN_CHARS_PER_PAGE = 20
+MiB = 1024 * 1024
+#: Most bytes one compressed stream, and all of them, may inflate to: pdfminer inflates a stream
+#: whole, so a small file could otherwise fill the memory (a zip bomb in a PDF).
+MAX_STREAM_BYTES = 256 * MiB
+MAX_TOTAL_BYTES = 1024 * MiB
+
+
+@dataclass
+class _Line:
+    page: int
+    #: The top of the line, in PDF units from the page's foot.
+    top: float
+    size: float
+    text: str
+    #: The box (pdfminer's paragraph) the line is in, numbered across the book.
+    box: int
+    #: The share of the page's height below the line's top: 1.0 at the top edge.
+    height: float
+    #: Left and right ends of the line, and of its box.
+    x0: float
+    x1: float
+    box_x0: float
+    box_x1: float
+
+
+def _text(line: LTTextLine) -> tuple[str, float]:
+    """The line's text without small raised footnote markers, and its median character size."""
+    chars = [c for c in line if isinstance(c, LTChar)]
+    if not chars:
+        return squash(line.get_text()), 0.0
+    size = statistics.median(c.size for c in chars)
+    kept = []
+    for item in line:
+        text = item.get_text()
+        # A footnote marker: a digit or dagger set much smaller than the line, raised above it.
+        small = isinstance(item, LTChar) and item.size < 0.9 * size and item.y0 > line.y0 + 0.2 * size
+        if small and (text.isdigit() or text in "*†‡§"):
+            continue
+        kept.append(text)
+    # Letter-spaced words ("K U R T   W O L F F") come out a letter at a time; words stay apart.
+    text = _SPACED.sub(lambda m: m.group().replace(" ", ""), "".join(kept))
+    return squash(text.translate(_LIGATURES)), size
+
+
+def _pages(document: PDFDocument) -> Iterator[tuple[int, LTPage]]:
+    manager = PDFResourceManager()
+    device = PDFPageAggregator(manager, laparams=LAParams(char_margin=4.0))
+    interpreter = PDFPageInterpreter(manager, device)
+    for number, page in enumerate(PDFPage.create_pages(document)):
+        interpreter.process_page(page)
+        yield number, device.get_result()
+
+
+def _lines(document: PDFDocument) -> tuple[list[_Line], int, list[object]]:
+    """Every text line in reading order, the page count, and the pages' object ids."""
+    lines: list[_Line] = []
+    box = 0
+    count = 0
+    for number, layout in _pages(document):
+        count = number + 1
+        height = max(layout.height, 1.0)
+        for element in layout:
+            if not isinstance(element, LTTextBox):
+                continue
+            box += 1
+            for line in element:
+                if isinstance(line, LTTextLine):
+                    text, size = _text(line)
+                    if text:
+                        lines.append(
+                            _Line(
+                                number,
+                                line.y1,
+                                size,
+                                text,
+                                box,
+                                line.y1 / height,
+                                line.x0,
+                                line.x1,
+                                element.x0,
+                                element.x1,
+                            )
+                        )
+    page_ids = [page.pageid for page in PDFPage.create_pages(document)]
+    return lines, count, page_ids
+
+
+def _edges(lines: list[_Line]) -> list[_Line]:
+    """The two top and two bottom lines of each page, where headers, footers and page numbers are."""
+    pages: dict[int, list[_Line]] = {}
+    for line in lines:
+        pages.setdefault(line.page, []).append(line)
+    edges = []
+    for on_page in pages.values():
+        ordered = sorted(on_page, key=lambda line: -line.top)
+        edges += ordered[:2] + ordered[2:][-2:]
+    return edges
+
+
+def _furniture(lines: list[_Line], pages: int) -> set[int]:
+    """ids of the page furniture: running headers and footers (an edge line repeated on many pages,
+    digits ignored) and page numbers."""
+    edges = _edges(lines)
+    seen: Counter[str] = Counter()
+    for shape in {(line.page, _shape(line.text)) for line in edges}:
+        seen[shape[1]] += 1
+    running = {
+        shape for shape, count in seen.items() if pages >= 3 and count >= max(3, RUNNING_SHARE * pages)
+    }
+    return {id(line) for line in edges if _shape(line.text) in running or _PAGE_NUMBER.match(line.text)}
+
+
+def _shape(text: str) -> str:
+    return re.sub(r"\d+", "#", text.lower())
+
+
+def _words(lines: list[_Line]) -> Counter[str]:
+    return Counter(word.lower() for line in lines for word in re.findall(r"\w+(?:-\w+)*", line.text))
+
+
+def _join(first: str, second: str, words: Counter[str]) -> str:
+    """Two lines as one: a word hyphenated at the end re-joined, unless the book writes it hyphened."""
+    broken = _BROKEN_WORD.search(first)
+    if broken and second[:1].islower():
+        head = broken.group(1)
+        tail = re.match(r"\w+", second)
+        rest = tail.group() if tail else ""
+        hyphened = f"{head}-{rest}".lower()
+        if first.endswith("-") and words[hyphened] > words[(head + rest).lower()]:
+            return f"{first}{second}"
+        return f"{first[: broken.end(1)]}{second}"
+    return f"{first} {second}"
+
+
+@dataclass
+class _Paragraph:
+    text: str
+    size: float
+    page: int
+    top: float
+
+
+def _paragraphs(lines: list[_Line], words: Counter[str]) -> list[_Paragraph]:
+    """Each box's lines as paragraphs: a line set in another size, indented, or after a line that
+    ends short of the margin with a sentence, starts a new one."""
+    paragraphs: list[_Paragraph] = []
+    previous: _Line | None = None
+    for line in lines:
+        same = (
+            previous is not None
+            and previous.box == line.box
+            and abs(previous.size - line.size) < 0.5
+            and line.x0 - line.box_x0 < line.size
+            and not (
+                previous.x1 < previous.box_x1 - 2 * previous.size and _SENTENCE_END.search(previous.text)
+            )
+        )
+        if same and paragraphs:
+            paragraphs[-1].text = _join(paragraphs[-1].text, line.text, words)
+        else:
+            paragraphs.append(_Paragraph(line.text, line.size, line.page, line.top))
+        previous = line
+    return paragraphs
+
+
+def _rejoined(paragraphs: list[_Paragraph], body: float, words: Counter[str]) -> list[_Paragraph]:
+    """A body paragraph cut by a page or column break (no sentence end, the next one in lower case)
+    joined again."""
+    joined: list[_Paragraph] = []
+    for paragraph in paragraphs:
+        last = joined[-1] if joined else None
+        if last is not None and len(last.text) == 1 and last.text.isupper() and paragraph.text[:1].isupper():
+            last.text, last.size = last.text + paragraph.text, paragraph.size  # a drop capital
+        elif (
+            last is not None
+            and abs(last.size - body) < 0.5
+            and abs(paragraph.size - body) < 0.5
+            and not _SENTENCE_END.search(last.text)
+            and paragraph.text[:1].islower()
+        ):
+            last.text = _join(last.text, paragraph.text, words)
+        else:
+            joined.append(paragraph)
+    return joined
+
+
+def _info(document: PDFDocument, name: str) -> str:
+    for info in document.info:
+        value = resolve1(info.get(name))
+        if isinstance(value, bytes):
+            return squash(decode_text(value))
+        if isinstance(value, str):
+            return squash(value)
+    return ""
+
+
+@dataclass(frozen=True)
+class _Metadata:
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    language: str = ""
+    language_source: str = ""
+    date: str = ""
+
+
+def _xmp(document: PDFDocument) -> dict[str, list[str]]:
+    """The Dublin Core values of the XMP packet (title, creator, language, date), each in order."""
+    stream = resolve1(document.catalog.get("Metadata"))
+    if not isinstance(stream, PDFStream):
+        return {}
+    try:
+        root = parse_xhtml(stream.get_data())
+    except (etree.XMLSyntaxError, ValueError, PSException, zlib.error):
+        return {}  # a damaged packet costs the metadata, not the book
+    values: dict[str, list[str]] = {}
+    for element in root.iter():
+        if isinstance(element.tag, str) and element.tag.startswith(f"{{{_DC}}}"):
+            items = [text_of(li) for li in element.iter() if tag_of(li) == "li"] or [text_of(element)]
+            values.setdefault(tag_of(element), []).extend(item for item in items if item)
+    return values
+
+
+def _metadata(document: PDFDocument) -> _Metadata:
+    """Title, authors, language and date: XMP's first, then the document info's and /Lang."""
+    xmp = _xmp(document)
+    authors = xmp.get("creator") or re.split(r"\s*[;&]\s*|\s+and\s+", _info(document, "Author"))
+    value = resolve1(document.catalog.get("Lang"))
+    lang = decode_text(value) if isinstance(value, bytes) else ""
+    lang = str(value.name) if isinstance(value, PSLiteral) else lang
+    language, source = well_formed_tag(str(lang)), "PDF catalog Lang"
+    if not language:
+        language = next((tag for item in xmp.get("language", []) if (tag := well_formed_tag(item))), "")
+        source = "PDF XMP dc:language"
+    date = next((m.group() for d in xmp.get("date", []) if (m := re.match(r"\d{4}(-\d\d(-\d\d)?)?", d))), "")
+    return _Metadata(
+        title=next(iter(xmp.get("title", [])), "") or _info(document, "Title"),
+        authors=tuple(a for a in authors if a),
+        language=language,
+        language_source=source if language else "",
+        date=date,
+    )
+
+
+def _outline(document: PDFDocument, page_ids: list[object]) -> list[tuple[int, str, int, float | None]]:
+    """(level, title, page index, top) of each bookmark that points at a page of this PDF."""
+    index = {page_id: n for n, page_id in enumerate(page_ids)}
+    entries = []
+    try:
+        for level, title, dest, action, _ in document.get_outlines():
+            target: Any = dest
+            if target is None and isinstance(resolve1(action), dict):
+                target = resolve1(action).get("D")
+            target = resolve1(target)
+            if isinstance(target, (bytes, str)):
+                target = resolve1(document.get_dest(target))
+            if isinstance(target, dict):
+                target = resolve1(target.get("D"))
+            if not isinstance(target, list) or not target or not isinstance(target[0], PDFObjRef):
+                continue
+            page = index.get(target[0].objid)
+            if page is None:
+                continue
+            top = target[3] if len(target) > 3 and isinstance(target[3], (int, float)) else None
+            entries.append((level, squash(str(title)), page, float(top) if top is not None else None))
+    except PDFNoOutlines:
+        return []
+    return entries
+
+
+def _outline_drafts(
+    paragraphs: list[_Paragraph], outline: list[tuple[int, str, int, float | None]], body: float
+) -> list[Draft]:
+    """Paragraphs cut at each bookmark's place; a bookmark's title names its chapter."""
+    drafts = [Draft("")]
+    starts = iter(sorted(range(len(outline)), key=lambda n: (outline[n][2], -(outline[n][3] or 1e9))))
+    pending = next(starts, None)
+    parents: list[tuple[int, str]] = []
+    for paragraph in paragraphs:
+        while pending is not None:
+            level, title, page, top = outline[pending]
+            if (paragraph.page, -paragraph.top) < (page, -(top + 2 if top is not None else 1e9)):
+                break
+            parents = [p for p in parents if p[0] < level]
+            drafts.append(Draft(title, parents=tuple(t for _, t in parents)))
+            parents.append((level, title))
+            pending = next(starts, None)
+        heading = 1 if paragraph.size >= HEADING_RATIO * body else 0
+        drafts[-1].blocks.append(Block(paragraph.text, heading=heading))
+    for draft in drafts:
+        first = draft.blocks[0] if draft.blocks else None
+        if first is not None and first.heading and title_key(first.text).endswith(title_key(draft.title)):
+            draft.title, draft.blocks = first.text, draft.blocks[1:]  # "1 Foo" says more than "Foo"
+        elif draft.title:
+            _, draft.blocks = take_title(draft.blocks, draft.title)
+    return drafts
+
+
+def _heading_drafts(paragraphs: list[_Paragraph], body: float) -> tuple[str, list[Draft]]:
+    """(title, chapters) at the lines set larger than the body text, largest first, as HTML's are.
+
+    The large lines before the first body paragraph are a title page (title, authors, date), not
+    headings: the largest of them is the title."""
+    first = next((n for n, p in enumerate(paragraphs) if p.size < HEADING_RATIO * body), len(paragraphs))
+    front, rest = paragraphs[:first], paragraphs[first:]
+    title = max(front, key=lambda p: p.size).text if front else ""
+    sizes = sorted({round(p.size) for p in rest if p.size >= HEADING_RATIO * body}, reverse=True)
+    levels = {size: min(n + 1, 6) for n, size in enumerate(sizes)}
+    blocks = [Block(p.text, heading=levels.get(round(p.size), 0) if len(p.text) <= 200 else 0) for p in rest]
+    _, drafts = drafts_at_headings(blocks, title)
+    if front:
+        drafts.insert(0, Draft("", [Block(p.text) for p in front]))
+    return title, drafts
+
+
+def _inflated_size(data: bytes, limit: int) -> int:
+    """How many bytes a Flate stream inflates to, counting no further than just past ``limit``."""
+    inflater = zlib.decompressobj()
+    size = 0
+    try:
+        while data and size <= limit:
+            size += len(inflater.decompress(data, MiB))
+            data = inflater.unconsumed_tail
+    except zlib.error:
+        pass  # pdfminer reads what it can of a corrupt stream; so much is all it can inflate
+    return size
+
+
+def _check_streams(path: Path, document: PDFDocument) -> None:
+    """Refuse a PDF whose compressed streams inflate to too much, before pdfminer inflates them."""
+    total = 0
+    for xref in document.xrefs:
+        for objid in xref.get_objids():
+            try:
+                stream = document.getobj(objid)
+            except _DAMAGED:
+                continue  # a damaged object costs its own text only, as pdfminer reads it
+            if not isinstance(stream, PDFStream) or not any(
+                name in LITERALS_FLATE_DECODE for name, _ in stream.get_filters()
+            ):
+                continue
+            size = _inflated_size(stream.get_rawdata() or b"", MAX_STREAM_BYTES)
+            total += size
+            if size > MAX_STREAM_BYTES or total > MAX_TOTAL_BYTES:
+                raise BookError(f"{path}: the PDF decompresses to too much data (a zip bomb?); refusing it")
+
+
+def _open(path: Path, stream: Any) -> PDFDocument:
+    try:
+        return PDFDocument(PDFParser(stream))
+    except PDFPasswordIncorrect:
+        raise BookError(
+            f"{path}: the PDF is encrypted (password-protected); narrator cannot read it"
+        ) from None
+    except _DAMAGED as error:
+        raise BookError(f"{path}: not a readable PDF ({first_line(error)})") from None
+
+
+def read_pdf(path: Path, notes: str = "drop") -> Book:
+    with path.open("rb") as stream:
+        document = _open(path, stream)
+        try:
+            _check_streams(path, document)
+            lines, pages, page_ids = _lines(document)
+            outline = _outline(document, page_ids)
+            metadata = _metadata(document)
+        except _DAMAGED as error:
+            raise BookError(f"{path}: the PDF is damaged ({first_line(error)})") from None
+    title = metadata.title or title_from_stem(path)
+    if sum(len(line.text) for line in lines) < MIN_CHARS_PER_PAGE * max(pages, 1):
+        raise BookError(
+            f"{path}: the PDF has no text layer (a scan?); run OCR on it first (e.g. ocrmypdf) and try again"
+        )
+    furniture = _furniture(lines, pages)
+    lines = [line for line in lines if id(line) not in furniture]
+    body = Counter(round(line.size, 1) for line in lines for _ in line.text).most_common(1)[0][0]
+    if notes == "drop":  # small type at a page's foot: footnotes
+        lines = [line for line in lines if not (line.size <= SMALL_RATIO * body and line.height < 0.3)]
+    words = _words(lines)
+    paragraphs = _rejoined(_paragraphs(lines, words), body, words)
+    if notes == "drop":
+        paragraphs = [p for p in paragraphs if not _CAPTION.match(p.text)]
+    if outline:
+        drafts = _outline_drafts(paragraphs, outline, body)
+    else:
+        found, drafts = _heading_drafts(paragraphs, body)
+        title = metadata.title or found or title
+    return Book(
+        squash(title),
+        build_chapters(drafts, title),
+        authors=metadata.authors,
+        language=metadata.language or "en",
+        language_source=metadata.language_source,
+        date=metadata.date,
+    )

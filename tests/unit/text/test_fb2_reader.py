@@ -1,0 +1,134 @@
+"""FictionBook 2: sections and titles, metadata, verse, notes by `notes:`, zipped books, hostile files."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import BOOKS, refused_in_one_line
+
+from narrator.text.ingest import load_book, read_book
+from narrator.text.readers import READERS, book_suffix
+
+FB2 = BOOKS / "die-verwandlung-pg22367-calibre.fb2.zip"
+
+# A FictionBook 2.0 book as FB2 editors write one: two parts of chapters, a poem, an epigraph, an
+# image, a note reference, and the notes body; in windows-1251, as many Russian FB2 files are.
+NESTED = """<?xml version="1.0" encoding="windows-1251"?>
+<FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0" xmlns:l="http://www.w3.org/1999/xlink">
+<description><title-info><genre>prose</genre>
+<author><first-name>Александр</first-name><middle-name>Сергеевич</middle-name><last-name>Пушкин</last-name></author>
+<book-title>Повести</book-title><date value="1831-10-01">1831</date><lang>ru</lang>
+</title-info></description>
+<body><title><p>А. С. Пушкин</p><p>Повести</p></title>
+<epigraph><p>Эпиграф ко всей книге.</p><text-author>Автор эпиграфа</text-author></epigraph>
+<section><title><p>Часть первая</p></title>
+<section><title><p>Глава I</p><p>Выстрел</p></title>
+<p>Мы стояли в местечке<a l:href="#n1" type="note">[1]</a> близ города.</p>
+<image l:href="#pic.jpg"/>
+<poem><stanza><v>Первая строка,</v><v>вторая строка.</v></stanza></poem>
+</section>
+<section><title><p>Глава II</p><p>Метель</p></title><p>В конце 1811 года жил добрый Гаврила.</p></section>
+</section>
+<section><title><p>Часть вторая</p></title>
+<section><title><p>Глава III</p><p>Гробовщик</p></title><p>Последние пожитки гробовщика.</p></section>
+</section>
+</body>
+<body name="notes"><section id="n1"><title><p>1</p></title><p>Местечко было маленьким.</p></section></body>
+</FictionBook>
+"""
+
+
+def _write(tmp_path: Path, name: str, data: str | bytes, encoding: str = "utf-8") -> Path:
+    path = tmp_path / name
+    path.write_bytes(data.encode(encoding) if isinstance(data, str) else data)
+    return path
+
+
+def test_fb2_and_zipped_fb2_are_registered() -> None:
+    assert READERS[".fb2"] is READERS[".fb2.zip"]
+    assert book_suffix(Path("Kafka.Die.Verwandlung.FB2.ZIP")) == ".fb2.zip"
+    assert book_suffix(Path("archive.zip")) == ".zip"
+
+
+def test_a_real_zipped_fb2_plans_its_chapters_metadata_and_cover() -> None:
+    whole = read_book(FB2)
+    assert (whole.title, whole.authors, whole.language) == ("Die Verwandlung", ("Franz Kafka",), "de")
+    assert whole.language_source == "FB2 title-info lang"
+    assert whole.cover is not None and whole.cover.media_type == "image/jpeg"
+    book = load_book(FB2)
+    assert [c.title for c in book.chapters] == ["Chapter I", "Chapter II", "Chapter III"]
+    assert book.chapters[0].paragraphs[0].startswith("Als Gregor Samsa eines Morgens aus unruhigen Träumen")
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "Gutenberg" not in spoken and "img_" not in spoken
+
+
+def test_parts_chapters_verse_and_metadata_of_an_fb2(tmp_path: Path) -> None:
+    book = read_book(_write(tmp_path, "povesti.fb2", NESTED, "cp1251"))
+    assert (book.title, book.authors, book.language, book.date) == (
+        "Повести",
+        ("Александр Сергеевич Пушкин",),
+        "ru",
+        "1831-10-01",
+    )
+    # The body's epigraph, before the first section, is read first, untitled, as HTML's lead text is.
+    assert [c.title for c in book.chapters] == [
+        "",
+        "Часть первая. Глава I. Выстрел",
+        "Глава II. Метель",
+        "Часть вторая. Глава III. Гробовщик",
+    ]
+    assert book.chapters[0].paragraphs == ("Эпиграф ко всей книге.", "Автор эпиграфа")
+    first = next(c for c in book.chapters if "Выстрел" in c.title)
+    assert first.paragraphs[:2] == ("Мы стояли в местечке близ города.", "Первая строка,\nвторая строка.")
+    assert not any("Местечко было" in p for c in book.chapters for p in c.paragraphs)
+
+
+def test_fb2_notes_are_read_after_their_paragraph_when_asked(tmp_path: Path) -> None:
+    book = read_book(_write(tmp_path, "povesti.fb2", NESTED, "cp1251"), notes="read")
+    first = next(c for c in book.chapters if "Выстрел" in c.title)
+    assert first.paragraphs[:2] == ("Мы стояли в местечке близ города.", "Местечко было маленьким.")
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (NESTED[: len(NESTED) // 2], "not well-formed XML"),
+        ('<?xml version="1.0"?><html><body><p>Hi</p></body></html>', "not an FB2"),
+        (b"\x00\x01binary junk\xff" * 50, "not well-formed XML"),
+    ],
+    ids=["truncated", "not-fictionbook", "binary"],
+)
+def test_a_damaged_fb2_is_one_line(tmp_path: Path, content: str | bytes, expected: str) -> None:
+    assert expected in refused_in_one_line(_write(tmp_path, "broken.fb2", content))
+
+
+def test_entities_in_an_fb2_are_never_expanded(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    doctype = (
+        f'<!DOCTYPE FictionBook [<!ENTITY xxe SYSTEM "file://{secret}">'
+        '<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>'
+    )
+    hostile = NESTED.replace('encoding="windows-1251"?>', f'encoding="utf-8"?>{doctype}').replace(
+        "близ города.", "близ &xxe; &b; города."
+    )
+    book = read_book(_write(tmp_path, "xxe.fb2", hostile))
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "TOP-SECRET" not in spoken and "aaaa" not in spoken and "близ" in spoken
+
+
+def test_a_zipped_fb2_is_size_checked_and_must_hold_one_book(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.fb2.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("bomb.fb2", bytes(300 * 1024 * 1024))
+    assert "zip bomb" in refused_in_one_line(bomb)
+    two = tmp_path / "two.fb2.zip"
+    with zipfile.ZipFile(two, "w") as archive:
+        archive.writestr("a.fb2", NESTED)
+        archive.writestr("b.fb2", NESTED)
+    assert "holds 2 .fb2 files" in refused_in_one_line(two)
+    assert "not an FB2: the file is not a readable zip" in refused_in_one_line(
+        _write(tmp_path, "junk.fb2.zip", b"PK\x03\x04 not really")
+    )

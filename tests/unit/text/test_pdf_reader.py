@@ -1,0 +1,149 @@
+"""PDF: outline chapters, page furniture removed, words re-joined, two columns, scans and damage."""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+import pytest
+from conftest import BOOKS, DATA, refused_in_one_line
+
+from narrator.text.ingest import load_book, read_book
+from narrator.text.readers import READERS, pdf
+from narrator.text.readers.pdf import read_pdf
+
+# A novel made by calibre (Chromium) with a running header "Franz Kafka · Die Verwandlung", a page
+# number on every page and the EPUB's contents as its outline.
+NOVEL = BOOKS / "die-verwandlung-pg22367-calibre.pdf"
+# pdfTeX files from py-pdf/sample-files: sections with bookmarks after a contents page; a two-column
+# article with words hyphenated at line ends; an image-only PDF; a password-protected one.
+OUTLINE = DATA / "pdf" / "pdflatex-outline.pdf"
+COLUMNS = DATA / "pdf" / "multicolumn.pdf"
+SCAN = DATA / "pdf" / "imagemagick-images.pdf"
+# groff -ms made it from two chapters of a Gutenberg book (its source beside it): a running header
+# "Shedlock - 2 - The Pianoforte Sonata", 97 words hyphenated at line ends, footnotes at the feet.
+GROFF = DATA / "pdf" / "pianoforte-sonata-ch1-2-groff.pdf"
+LOCKED = DATA / "pdf" / "libreoffice-writer-password.pdf"
+
+
+def _spoken(path: Path) -> str:
+    return " ".join(p for c in load_book(path).chapters for p in c.paragraphs)
+
+
+def test_pdf_is_registered() -> None:
+    assert READERS[".pdf"] is read_pdf
+
+
+def test_a_novel_plans_its_outline_chapters_without_headers_or_page_numbers() -> None:
+    book = load_book(NOVEL)
+    assert (book.title, book.authors, book.language) == ("Die Verwandlung", ("Franz Kafka",), "de")
+    assert (book.language_source, book.date) == ("PDF XMP dc:language", "2007-08-21")  # calibre's XMP
+    assert [c.title for c in book.chapters] == ["Chapter I", "Chapter II", "Chapter III"]
+    first = book.chapters[0].paragraphs
+    # The drop capital joins its word; a paragraph runs on across the page break after it.
+    assert first[0].startswith("ALS Gregor Samsa eines Morgens aus unruhigen Träumen erwachte, fand er")
+    assert first[0].endswith("Beine flimmerten ihm hilflos vor den Augen.")
+    spoken = _spoken(NOVEL)
+    assert "Kafka · Die Verwandlung" not in spoken and "Gutenberg" not in spoken
+    assert not any(p.strip().isdigit() for c in book.chapters for p in c.paragraphs)
+    last = book.chapters[-1].paragraphs[-1]
+    assert last.endswith("die Tochter als erste sich erhob und ihren jungen Körper dehnte.")
+
+
+def test_outline_entries_are_chapters_and_their_numbered_headings_name_them() -> None:
+    whole = read_book(OUTLINE)
+    assert [(c.kind, c.skipped_by) for c in whole.chapters[:1]] == [("front", "contents page (by title)")]
+    chapters = load_book(OUTLINE).chapters
+    expected = [f"{n} {name}" for n, name in enumerate(["Foo", "Bar", "Baz"] * 3, 1)]
+    assert [c.title for c in chapters] == expected
+    assert chapters[1].paragraphs[0].startswith("Hello, here is some text without a meaning.")
+
+
+def test_two_columns_read_in_order_with_hyphenated_words_rejoined_and_ligatures_undone() -> None:
+    book = load_book(COLUMNS)
+    paragraphs = [p for c in book.chapters for p in c.paragraphs]
+    spoken = " ".join(paragraphs)
+    # Each was hyphenated across a line in the PDF ("adip-" / "iscing").
+    for word in ("adipiscing", "consectetuer", "tristique", "rhoncus", "ultrices", "sollicitudin"):
+        assert word in spoken
+    assert "adip- " not in spoken and "adip-iscing" not in spoken
+    assert "ﬁ" not in spoken and "filled with Lorem" in spoken
+    assert "Table 1: EU Countries Information" not in spoken  # a caption, read only with notes: read
+    assert "Table 1: EU Countries Information" in " ".join(
+        p for c in read_book(COLUMNS, notes="read").chapters for p in c.paragraphs
+    )
+    # The left column's first paragraph ends before the next one starts, in the order printed.
+    lorem = next(n for n, p in enumerate(paragraphs) if p.startswith("Lorem ipsum dolor sit amet"))
+    assert paragraphs[lorem].endswith("Duis eget orci sit amet orci dignissim rutrum.")
+    assert paragraphs[lorem + 1].startswith("Nam dui ligula, fringilla a, euismod sodales")
+
+
+@pytest.mark.parametrize(("notes", "read"), [("drop", False), ("read", True)])
+def test_footnotes_at_the_page_foot_follow_notes_and_headers_and_hyphens_go(notes: str, read: bool) -> None:
+    book = read_book(GROFF, notes=notes)
+    body = [c for c in book.chapters if c.kind == "body"]
+    assert [c.title for c in body] == ["CHAPTER I. INTRODUCTORY", "CHAPTER II. JOHANN KUHNAU"]
+    spoken = " ".join(p for c in body for p in c.paragraphs)
+    # The first footnote's text, and its raised marker "1" after "music,", in the body.
+    assert ("Musikalisches Lexicon oder musikalische Bibliothek." in spoken) is read
+    # (The PDF itself has no space there: its source lost words after the marker.)
+    assert "dictionary of music,1" not in spoken and "dictionary of music,Plain and Easy" in spoken
+    assert "Shedlock" not in spoken and "- 2 -" not in spoken
+    for word in ("his famous Theses", "the father of the quartet", "Sarabande", "considerably"):
+        assert word in spoken
+    assert "fa- mous" not in spoken and "quar- tet" not in spoken
+
+
+def test_a_scan_and_a_locked_pdf_are_refused_in_one_line() -> None:
+    message = refused_in_one_line(SCAN)
+    assert "no text layer" in message and "OCR" in message
+    assert "encrypted (password-protected)" in refused_in_one_line(LOCKED)
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"%PDF-1.7\n1 0 obj << /Type /Catalog", "not a readable PDF"),
+        (b"this is not a PDF at all" * 40, "not a readable PDF"),
+    ],
+    ids=["truncated", "not-pdf"],
+)
+def test_a_damaged_pdf_is_one_line(tmp_path: Path, data: bytes, expected: str) -> None:
+    path = tmp_path / "broken.pdf"
+    path.write_bytes(data)
+    assert expected in refused_in_one_line(path)
+
+
+def test_a_pdf_cut_short_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "cut.pdf"
+    path.write_bytes(OUTLINE.read_bytes()[: len(OUTLINE.read_bytes()) // 2])
+    assert "not a readable PDF" in refused_in_one_line(path)
+
+
+def _one_page_pdf(content: bytes) -> bytes:
+    """A one-page PDF whose page draws ``content``, a Flate-compressed content stream."""
+    packed = zlib.compress(content, 9)
+    bodies = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed) + packed + b"\nendstream",
+    ]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(bodies, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    table = len(out)
+    out += b"xref\n0 5\n0000000000 65535 f \n" + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % table
+    return bytes(out)
+
+
+def test_a_pdf_whose_stream_inflates_to_too_much_is_refused_before_it_is_inflated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pdf, "MAX_STREAM_BYTES", 1024 * 1024)
+    bomb = tmp_path / "bomb.pdf"
+    bomb.write_bytes(_one_page_pdf(b"BT ET " + bytes(8 * 1024 * 1024)))
+    assert bomb.stat().st_size < 64 * 1024
+    assert "decompresses to too much data" in refused_in_one_line(bomb)
