@@ -38,6 +38,7 @@ OUTPUT_PATHS = {
     "srt": "{results}/{book}/{book}.srt",
     "vtt": "{results}/{book}/{book}.vtt",
     "acx": "{results}/{book}/acx",
+    "epub": "{results}/{book}/{book}.epub",
 }
 
 

@@ -1,0 +1,82 @@
+"""The read-along EPUB (narrator/package/epub.py): its overlays are the timeline's samples, its text
+the catalog's, EPUBCheck accepts it, and narrator check fails one whose clips were moved."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+from hostile_book import PAUSES, RATE, ffmpeg
+
+from narrator.core.catalog import read_catalog
+from narrator.core.timeline import build_timeline
+from narrator.inspect.check import check_epub
+from narrator.inspect.overlays import epubcheck_command, folded, read_publication, run_epubcheck, seconds
+from narrator.package.epub import clock, package_epub, span_id
+from narrator.package.metadata import PackageSettings
+
+
+@pytest.fixture
+def epub(assembled) -> tuple[Path, Path]:
+    """The hostile book's EPUB and its catalog."""
+    catalog, book_json, master = assembled
+    output = master.with_suffix(".epub")
+    package_epub(master, catalog, book_json, output, PAUSES, PackageSettings())
+    return output, catalog
+
+
+@pytest.mark.parametrize("rate", [16000, 22050, 24000, 44100, 48000])
+def test_a_clock_value_gives_its_sample_back(rate: int) -> None:
+    for frames in [0, 1, rate - 1, rate, 12_345_677, 10 * 3600 * rate + 7]:
+        assert round(seconds(clock(frames, rate)) * rate) == frames
+
+
+def test_every_clip_is_the_timelines_samples_and_holds_its_words(epub) -> None:
+    path, catalog = epub
+    rows = read_catalog(catalog)
+    timeline = build_timeline(rows, PAUSES)
+    publication = read_publication(path)
+    assert len(publication.overlays) == len(timeline.chapters)
+    for overlay, chapter in zip(publication.overlays, timeline.chapters, strict=True):
+        chapter_rows = range(chapter.first_row, chapter.last_row + 1)
+        assert [clip.target for clip in overlay.clips] == [span_id(rows[i]) for i in chapter_rows]
+        assert [clip.words for clip in overlay.clips] == [folded(rows[i].text) for i in chapter_rows]
+        begins = [round(clip.begin * RATE) + chapter.start for clip in overlay.clips]
+        ends = [round(clip.end * RATE) + chapter.start for clip in overlay.clips]
+        # Each clip starts on its segment's first sample (the book's first on 0, with the lead pad)
+        # and runs to the next one's: the pause after a segment plays in its clip.
+        assert begins == [chapter.start, *(timeline.spans[i].start for i in chapter_rows[1:])]
+        assert ends == [*begins[1:], chapter.end]
+        assert round(overlay.duration * RATE) == chapter.end - chapter.start
+    assert round(publication.duration * RATE) == timeline.frames
+    # The hostile titles and texts come back as written, escaped and unescaped.
+    assert any("-->" in (clip.words or "") for overlay in publication.overlays for clip in overlay.clips)
+
+
+def test_narrator_check_passes_it_and_fails_moved_clips(epub, tmp_path: Path) -> None:
+    path, catalog = epub
+    rows = read_catalog(catalog)
+    frames = build_timeline(rows, PAUSES).frames
+    results = check_epub(ffmpeg(), path, rows, frames, RATE)
+    assert all(result.passed for result in results), results
+    # Every chapter's audio decodes to exactly the samples its clips add up to.
+    assert sum(result.rule == "samples" for result in results) == 3
+
+    moved = tmp_path / "moved.epub"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(moved, "w") as target:
+        for entry in source.infolist():
+            data = source.read(entry)
+            if entry.filename.endswith("c002.smil"):
+                data = data.replace(b'clipEnd="', b'clipEnd="1', 1)
+            target.writestr(entry, data)
+    failed = [result.rule for result in check_epub(ffmpeg(), moved, rows, frames, RATE) if not result.passed]
+    assert "clips tile the audio" in failed
+
+
+@pytest.mark.skipif(
+    epubcheck_command() is None, reason="EPUBCheck is not installed (scripts/test.sh installs it)"
+)
+def test_epubcheck_accepts_it_without_a_warning(epub) -> None:
+    verdict = run_epubcheck(epub[0])
+    assert verdict is not None and verdict.clean, verdict and verdict.messages
