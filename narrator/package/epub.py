@@ -24,12 +24,14 @@ import time
 import uuid
 import zipfile
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 from narrator.core.catalog import Row, read_plan_record
+from narrator.core.cpus import usable_cpus
 from narrator.core.language import well_formed_tag
 from narrator.core.publish import TEMP_MARK, publishing
 from narrator.core.timeline import Chapter, Timeline, book_timeline
@@ -273,6 +275,7 @@ def package_epub(
     output: str | Path,
     pauses: Mapping[str, float],
     settings: PackageSettings,
+    threads: int = 1,
 ) -> str:
     """The read-along EPUB 3: a document, a media overlay and an AAC file per chapter, a navigation
     document, a stylesheet for the highlight and the book's cover, title, authors, language and date."""
@@ -303,9 +306,7 @@ def package_epub(
             texts[f"{ROOT}/{document}"] = chapter_xhtml(chapter_rows, chapter.title, language)
             clips = chapter_clips(timeline, chapter)
             texts[f"{ROOT}/{smil}"] = chapter_smil(clips, rows, document, audio, rate)
-            encoded = work / f"{chapter.number}.m4a"
-            _chapter_audio(ffmpeg, master, chapter, rate, settings, encoded)
-            files[f"{ROOT}/{audio}"] = encoded
+            files[f"{ROOT}/{audio}"] = work / f"{chapter.number}.m4a"
             ids = [f"{kind}{chapter.number:03d}" for kind in ("c", "mo", "a")]
             items += [
                 _Item(ids[0], document, "application/xhtml+xml", overlay=ids[1]),
@@ -314,6 +315,16 @@ def package_epub(
             ]
             spine.append(ids[0])
             durations[ids[1]] = clock(chapter.end - chapter.start, rate)
+        # ffmpeg's AAC encoder uses one CPU: up to ``threads`` chapters are encoded at once.
+        with ThreadPoolExecutor(max_workers=max(1, min(threads, usable_cpus()))) as encoders:
+            encoded = [
+                encoders.submit(
+                    _chapter_audio, ffmpeg, master, chapter, rate, settings, work / f"{chapter.number}.m4a"
+                )
+                for chapter in timeline.chapters
+            ]
+            for done in encoded:
+                done.result()
         titles = [chapter.title for chapter in timeline.chapters]
         documents = [next(_names(chapter.number)) for chapter in timeline.chapters]
         texts[f"{ROOT}/nav.xhtml"] = nav_xhtml(titles, documents, language)

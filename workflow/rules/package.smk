@@ -91,6 +91,8 @@ rule package_epub:
         epub=f"{RESULTS}/{{book}}/{{book}}.epub",
     log:
         "logs/package_epub/{book}.log",
+    # Chapters are encoded this many at once, as the M4B's parts are.
+    threads: RUN.m4b_threads
     params:
         pauses=config["pauses"],
         settings=RUN.package,
@@ -107,6 +109,7 @@ rule package_epub:
             output.epub,
             params.pauses,
             params.settings,
+            threads,
         )
 
 
