@@ -11,6 +11,8 @@ The rules:
   checksum it recorded beside them; measured here otherwise);
 * the M4B: decodable, as long as the master within DURATION_TOLERANCE_S; chapter files: decodable,
   together as long as the master.
+* the read-along EPUB: EPUBCheck's verdict where it is installed (no message at all), and its
+  overlays against the catalog and the audio (``check_epub``).
 
 Nothing is written: ``check_book`` returns the rows, ``format_results`` lays them out, and the
 report can show the same table.
