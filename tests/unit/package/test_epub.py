@@ -3,6 +3,7 @@ the catalog's, EPUBCheck accepts it, and narrator check fails one whose clips we
 
 from __future__ import annotations
 
+import subprocess
 import zipfile
 from pathlib import Path
 
@@ -67,3 +68,19 @@ def test_narrator_check_passes_it_and_fails_moved_clips(epub, tmp_path: Path) ->
 def test_epubcheck_accepts_it_without_a_warning(epub) -> None:
     verdict = run_epubcheck(epub[0])
     assert verdict is not None and verdict.clean, verdict and verdict.messages
+
+
+def test_a_cover_of_no_core_type_is_converted_to_png(assembled, tmp_path: Path) -> None:
+    catalog, book_json, master = assembled
+    webp = tmp_path / "cover.webp"
+    made = subprocess.run(
+        [ffmpeg(), "-loglevel", "error", "-i", book_json.with_name("cover.png"), webp], check=False
+    )
+    if made.returncode != 0:
+        pytest.skip("this ffmpeg writes no WebP")
+    output = tmp_path / "book.epub"
+    package_epub(master, catalog, book_json, output, PAUSES, PackageSettings(cover=str(webp)))
+    with zipfile.ZipFile(output) as archive:
+        assert [name for name in archive.namelist() if "cover" in name] == ["EPUB/cover.png"]
+        opf = archive.read("EPUB/package.opf").decode()
+    assert '<item id="cover" href="cover.png" media-type="image/png" properties="cover-image"/>' in opf
