@@ -46,7 +46,7 @@ ACTIVE_CLASS = "-epub-media-overlay-active"
 ROOT = "EPUB"
 OPF = f"{ROOT}/package.opf"
 AUDIO_TYPE = "audio/mp4"
-#: Covers EPUB 3 reading systems must show as they are; any other image is converted to PNG.
+#: The cover image types of EPUB 3's core media types, kept as they are; any other becomes a PNG.
 COVER_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif"}
 #: Characters XML 1.0 cannot hold at all.
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -99,13 +99,17 @@ def span_id(row: Row) -> str:
     return f"s{row.sequence}"
 
 
+def _clean(value: str) -> str:
+    """What XML can hold of ``value``, whitespace runs as one space."""
+    return " ".join(_NOT_XML.sub("", value).split())
+
+
 def _text(value: str) -> str:
-    """Escaped character data, whitespace runs as one space."""
-    return escape(" ".join(_NOT_XML.sub("", value).split()))
+    return escape(_clean(value))
 
 
 def _attr(value: str) -> str:
-    return quoteattr(" ".join(_NOT_XML.sub("", value).split()))
+    return quoteattr(_clean(value))
 
 
 def _span(row: Row) -> str:
@@ -240,6 +244,7 @@ def _write_zip(path: Path, texts: Mapping[str, str], files: Mapping[str, Path]) 
         for name, text in texts.items():
             epub.writestr(_stored(name, zipfile.ZIP_DEFLATED), text.encode("utf-8"))
         for name, source in files.items():
+            # An entry streamed in must be declared ZIP64 before it is written, if it will need it.
             large = source.stat().st_size >= zipfile.ZIP64_LIMIT
             with (
                 open(source, "rb") as data,
