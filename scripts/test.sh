@@ -5,12 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # System packages: a real single-node Slurm for the cluster tests, Chromium for the report test,
-# calibre for the Kindle reader's ebook-convert (about 35 s more with --no-install-recommends).
+# calibre for the Kindle reader's ebook-convert (about 35 s more with --no-install-recommends),
+# EPUBCheck for the read-along EPUB.
 # (espeak-ng, ffmpeg and the Piper voice come from PyPI wheels, not from here.)
 if command -v apt-get >/dev/null; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        munge slurmctld slurmd slurm-client chromium calibre >/dev/null
+        munge slurmctld slurmd slurm-client chromium calibre epubcheck >/dev/null
 fi
 
 # The project, its test tools, the Coqui and Kokoro engines, the ASR check's model and the Slurm

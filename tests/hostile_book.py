@@ -17,6 +17,8 @@ import numpy as np
 from narrator.assemble.loudness import LoudnessMeter, LoudnessTarget
 from narrator.core.audio import encode_wav
 from narrator.core.catalog import COMPLETED, PlanRecord, Row, write_catalog
+from narrator.inspect.overlays import Publication, folded, read_publication
+from narrator.package.epub import span_id
 from narrator.package.ffmpeg import find_ffmpeg, parse_ffmetadata, read_back
 from narrator.package.m4b import AAC_FRAME
 
@@ -176,6 +178,25 @@ def check_m4b(
     samples = decode(m4b)
     assert abs(len(samples) - timeline.frames) <= AAC_FRAME
     return samples
+
+
+def check_overlays(epub: Path, rows, timeline) -> Publication:
+    """The read-along EPUB's clips are the timeline's samples, in reading order, on their words."""
+    publication = read_publication(epub)
+    assert len(publication.overlays) == len(timeline.chapters)
+    for overlay, chapter in zip(publication.overlays, timeline.chapters, strict=True):
+        chapter_rows = range(chapter.first_row, chapter.last_row + 1)
+        assert [clip.target for clip in overlay.clips] == [span_id(rows[i]) for i in chapter_rows]
+        assert [clip.words for clip in overlay.clips] == [folded(rows[i].text) for i in chapter_rows]
+        begins = [round(clip.begin * timeline.rate) + chapter.start for clip in overlay.clips]
+        ends = [round(clip.end * timeline.rate) + chapter.start for clip in overlay.clips]
+        # Each clip starts on its segment's first sample (the book's first on 0, with the lead pad)
+        # and runs to the next one's: the pause after a segment plays in its clip.
+        assert begins == [chapter.start, *(timeline.spans[i].start for i in chapter_rows[1:])]
+        assert ends == [*begins[1:], chapter.end]
+        assert round(overlay.duration * timeline.rate) == chapter.end - chapter.start
+    assert round(publication.duration * timeline.rate) == timeline.frames
+    return publication
 
 
 def measured(samples: np.ndarray) -> LoudnessMeter:

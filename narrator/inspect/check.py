@@ -11,6 +11,8 @@ The rules:
   checksum it recorded beside them; measured here otherwise);
 * the M4B: decodable, as long as the master within DURATION_TOLERANCE_S; chapter files: decodable,
   together as long as the master.
+* the read-along EPUB: EPUBCheck's verdict where it is installed (no message at all), and its
+  overlays against the catalog and the audio (``check_epub``).
 
 Nothing is written: ``check_book`` returns the rows, ``format_results`` lays them out, and the
 report can show the same table.
@@ -23,7 +25,8 @@ import math
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterator
+import zipfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, cast
@@ -36,8 +39,11 @@ from mutagen.mp3 import MP3, BitrateMode
 from narrator.assemble.assemble import LOUDNESS_JSON, read_loudness_report
 from narrator.assemble.loudness import LoudnessMeter, to_dbfs
 from narrator.core.audio import master_blocks, pcm_bytes
+from narrator.core.catalog import Row, read_catalog
 from narrator.core.errors import CatalogError, UserError
+from narrator.inspect.overlays import folded, read_publication, run_epubcheck
 from narrator.package import acx
+from narrator.package.epub import span_id
 from narrator.package.ffmpeg import FfmpegError, find_ffmpeg
 
 LOUDNESS_TOLERANCE_LU = 0.5
@@ -293,8 +299,61 @@ def check_book(folder: str | Path) -> list[CheckResult]:
         results.append(_within("chapters/", "total duration", total, low, high, "s"))
     for path in _audio_files(folder / "acx"):
         results += check_acx_file(ffmpeg, path, f"acx/{path.name}")
+    epub = folder / f"{folder.name}.epub"
+    if epub.is_file() and master_seconds is not None:
+        rows = read_catalog(folder / "catalog.tsv")
+        results += check_epub(ffmpeg, epub, rows, round(master_seconds * rate), rate)
     if not results:
         raise UserError(f"{folder}: no master WAV and no ACX files to check; run snakemake first")
+    return results
+
+
+# --- the read-along EPUB ----------------------------------------------------------------------
+
+
+def check_epub(
+    ffmpeg: str, path: Path, rows: Sequence[Row], master_frames: int, rate: int
+) -> list[CheckResult]:
+    """EPUBCheck's verdict (where it is installed), and the overlays against the catalog: one clip
+    per segment in reading order, on that segment's words, long enough for its speech; each
+    chapter's clips tiling its audio, which decodes to their sum; the chapters adding up to the master.
+    """
+    name = path.name
+    results = []
+    verdict = run_epubcheck(path)
+    if verdict is not None:
+        results.append(CheckResult(name, "EPUBCheck", str(verdict), "no message", verdict.clean))
+    publication = read_publication(path)
+    clips = [clip for overlay in publication.overlays for clip in overlay.clips]
+    targets = [clip.target for clip in clips]
+    results.append(_equal(name, "a clip per segment, in order", len(targets), len(rows)))
+    if targets != [span_id(row) for row in rows]:
+        results[-1] = CheckResult(
+            name, "a clip per segment, in order", "out of order", "reading order", False
+        )
+    pairs = list(zip(clips, rows, strict=False))
+    wrong_words = sum(clip.words != folded(row.text) for clip, row in pairs)
+    results.append(_equal(name, "clip texts hold their words", f"{wrong_words} wrong", "0 wrong"))
+    # Half a sample: what writing a sample offset in microseconds may round away.
+    slack = 0.5 / rate
+    short = sum(clip.end - clip.begin < (row.frames or 0) / rate - slack for clip, row in pairs)
+    results.append(_equal(name, "clips hold their speech", f"{short} short", "0 short"))
+    with tempfile.TemporaryDirectory() as work, zipfile.ZipFile(path) as archive:
+        for overlay in publication.overlays:
+            ends = [0.0, *(clip.end for clip in overlay.clips)]
+            seams = sum(abs(clip.begin - end) > slack for clip, end in zip(overlay.clips, ends, strict=False))
+            seams += abs(ends[-1] - overlay.duration) > slack
+            results.append(_equal(overlay.audio, "clips tile the audio", f"{seams} gaps", "0 gaps"))
+            audio = Path(archive.extract(overlay.audio, work))
+            try:
+                frames = round(decoded_seconds(ffmpeg, audio, rate) * rate)
+            except FfmpegError as error:
+                results.append(CheckResult(overlay.audio, "decodable", str(error), "decodes", False))
+                continue
+            results.append(_equal(overlay.audio, "samples", frames, round(overlay.duration * rate)))
+    total = sum(overlay.duration for overlay in publication.overlays)
+    results.append(_equal(name, "overlays' samples", round(total * rate), master_frames))
+    results.append(_equal(name, "total samples", round(publication.duration * rate), master_frames))
     return results
 
 

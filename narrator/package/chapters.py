@@ -19,6 +19,7 @@ from narrator.package.ffmpeg import (
     feed_master,
     ffmetadata_args,
     find_ffmpeg,
+    pcm_input,
     run_ffmpeg,
     write_ffmetadata,
 )
@@ -128,7 +129,7 @@ def package_chapters(
         book_info(book_json, settings),
         settings,
         (settings.chapter_format, muxer),
-        ["-f", "s16le", "-ar", str(timeline.rate), "-ac", "1"],
+        pcm_input(timeline.rate),
         ["-c:a", encoder, "-b:a", settings.chapter_bitrate],
         lambda chapter: partial(feed_master, master=master, start=chapter.start, end=chapter.end),
     )

@@ -240,6 +240,11 @@ def parse_ffmetadata(text: str) -> tuple[dict[str, str], list[dict[str, str]]]:
     return tags, chapters
 
 
+def pcm_input(rate: int) -> list[str]:
+    """ffmpeg's input options for what ``feed_master`` writes: mono 16-bit PCM at the master's rate."""
+    return ["-f", "s16le", "-ar", str(rate), "-ac", "1"]
+
+
 def feed_master(stdin: IO[bytes], *, master: Path, start: int, end: int) -> None:
     """Stream samples [start, end) of the master into ffmpeg's stdin as raw 16-bit PCM."""
     for block in master_blocks(master, start, end):

@@ -22,6 +22,7 @@ from narrator.package.ffmpeg import (
     ffmetadata_args,
     find_ffmpeg,
     parse_ffmetadata,
+    pcm_input,
     read_back,
     run_ffmpeg,
     write_ffmetadata,
@@ -56,6 +57,11 @@ def encoding_cuts(timeline: Timeline, parts: int) -> list[int]:
         nearby = candidates[max(0, index - 1) : index + 1]
         cuts.add(min(nearby, key=lambda cut: abs(cut - ideal)))
     return sorted(cuts)
+
+
+def aac_args(settings: PackageSettings) -> list[str]:
+    """The M4B's AAC encoding (also the read-along EPUB's chapter audio)."""
+    return ["-c:a", "aac", "-aac_coder", settings.m4b_aac_coder, "-b:a", settings.m4b_bitrate]
 
 
 def _concat_list(parts: Sequence[Path]) -> str:
@@ -93,8 +99,8 @@ def package_m4b(
     )
     cuts = encoding_cuts(timeline, min(threads, usable_cpus()))
     spans = list(zip([0, *cuts], [*cuts, timeline.frames], strict=True))
-    pcm = ["-f", "s16le", "-ar", str(timeline.rate), "-ac", "1", "-i", "pipe:0"]
-    aac = ["-c:a", "aac", "-aac_coder", settings.m4b_aac_coder, "-b:a", settings.m4b_bitrate, "-f", "mp4"]
+    pcm = [*pcm_input(timeline.rate), "-i", "pipe:0"]
+    aac = [*aac_args(settings), "-f", "mp4"]
     with publishing(output) as temp:
         part_files = [temp_path(output, f".part{number}.m4a") for number in range(len(spans))]
         concat = temp_path(output, ".ffconcat")

@@ -1,7 +1,7 @@
 """Every output of a real run, on a small book with hostile chapter titles rendered with espeak: the
-M4B, chapter files, subtitles and ACX MP3s agree with the catalog and the config, narrator check
-passes them and fails a broken one, changed settings re-assemble without rendering, and a SIGKILL
-during assembly or packaging is survived.
+M4B, chapter files, subtitles, read-along EPUB and ACX MP3s agree with the catalog and the config,
+narrator check passes them and fails a broken one, changed settings re-assemble without rendering,
+and a SIGKILL during assembly or packaging is survived.
 """
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ import json
 import subprocess
 import sys
 import time
+import zipfile
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 import numpy as np
 import pyloudnorm
@@ -20,7 +22,7 @@ import pytest
 import soundfile as sf
 import yaml
 from conftest import Workdir, kill_group
-from hostile_book import RATE, check_m4b, decode, ffmpeg, png
+from hostile_book import RATE, check_m4b, check_overlays, decode, ffmpeg, png
 from mutagen.id3 import ID3
 from mutagen.mp3 import MP3, BitrateMode
 
@@ -28,7 +30,8 @@ from narrator.assemble.loudness import LoudnessMeter
 from narrator.core.catalog import read_catalog
 from narrator.core.timeline import build_timeline
 from narrator.inspect import check as check_module
-from narrator.inspect.check import check_book, check_master, decoded_blocks, format_results
+from narrator.inspect.check import check_book, check_epub, check_master, decoded_blocks, format_results
+from narrator.inspect.overlays import run_epubcheck
 from narrator.package import acx
 from narrator.package.chapters import chapter_filenames
 from narrator.package.ffmpeg import find_ffmpeg, run_ffmpeg
@@ -112,7 +115,25 @@ def check_workflow_outputs(work: Workdir, config: dict) -> None:
         ) == sorted(names)
         for name in names:
             assert len(decode(results / "chapters" / name)) > 0
+    if "epub" in config["outputs"]:
+        check_epub_output(results / "book.epub", rows, timeline, book, config)
     assert not [p.name for p in results.iterdir() if ".tmp-" in p.name]
+
+
+def check_epub_output(epub: Path, rows, timeline, book: dict, config: dict) -> None:
+    """The read-along EPUB: EPUBCheck accepts it without a warning, its clips are the timeline's
+    samples, each chapter's audio decodes to them, and it carries the book's metadata and cover."""
+    verdict = run_epubcheck(epub)
+    assert verdict is not None, "EPUBCheck is not installed (scripts/test.sh installs it)"
+    assert verdict.clean, verdict.messages
+    check_overlays(epub, rows, timeline)
+    assert all(result.passed for result in check_epub(ffmpeg(), epub, rows, timeline.frames, RATE))
+    with zipfile.ZipFile(epub) as archive:
+        opf = archive.read("EPUB/package.opf").decode()
+    assert f"<dc:title>{escape(book['title'])}</dc:title>" in opf
+    assert all(f"<dc:creator>{escape(author)}</dc:creator>" in opf for author in book["authors"])
+    assert f"<dc:date>{config['year']}</dc:date>" in opf
+    assert ('properties="cover-image"' in opf) == bool(config["cover"])
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +146,7 @@ def packaged(tmp_path_factory: pytest.TempPathFactory):
         work,
         book="book.md",
         engine="espeak",
-        outputs=["m4b", "chapters", "srt", "vtt"],
+        outputs=["m4b", "chapters", "srt", "vtt", "epub"],
         cover="cover.png",
         year=2001,
         # espeak peaks about 21 dB above its loudness: -18 LUFS would be capped by the -1.5 dBTP ceiling.
@@ -140,7 +161,7 @@ def test_workflow_makes_every_output_from_the_catalog(packaged) -> None:
     check_workflow_outputs(work, config)
     rows = read_catalog(work.results("book") / "catalog.tsv")
     assert sorted(work.rendered_jobs()) == sorted(row.segment_id for row in rows)
-    for rule in ("assemble_book", "package_m4b", "package_chapters", "package_subtitles"):
+    for rule in ("assemble_book", "package_m4b", "package_chapters", "package_subtitles", "package_epub"):
         assert list((work.path / "logs" / rule).glob("*.log")), rule
 
 
@@ -152,7 +173,7 @@ def test_changing_pauses_loudness_and_outputs_reassembles_without_rendering(pack
         work,
         pauses={"lead": 1.25, "sentence": 0.7, "chapter": 3.0},
         loudness={"target": -26.0},
-        outputs=["m4b", "vtt"],
+        outputs=["m4b", "vtt", "epub"],
         encode={"m4b_bitrate": "48k"},
     )
     result = work.run_book()

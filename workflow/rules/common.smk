@@ -49,6 +49,7 @@ OUTPUT_PATHS = {
     "srt": "{results}/{book}/{book}.srt",
     "vtt": "{results}/{book}/{book}.vtt",
     "acx": "{results}/{book}/acx",
+    "epub": "{results}/{book}/{book}.epub",
 }
 
 

@@ -1,4 +1,4 @@
-# Audiobook out: the M4B, per-chapter files, ACX files and subtitles, all from the master WAV and
+# Audiobook out: the M4B, per-chapter files, ACX files, subtitles and the read-along EPUB, all from the master WAV and
 # the timeline (catalog frames + pauses). Changing pauses, loudness or encoding re-runs these, never
 # a render.
 
@@ -81,6 +81,35 @@ rule package_acx:
             output.acx,
             params.pauses,
             params.settings,
+        )
+
+
+rule package_epub:
+    input:
+        unpack(get_package_inputs),
+    output:
+        epub=f"{RESULTS}/{{book}}/{{book}}.epub",
+    log:
+        "logs/package_epub/{book}.log",
+    # Chapters are encoded this many at once, as the M4B's parts are.
+    threads: RUN.m4b_threads
+    params:
+        pauses=config["pauses"],
+        settings=RUN.package,
+    run:
+        from narrator.workflow.jobs import run_logged
+        from narrator.package.epub import package_epub
+
+        run_logged(
+            log[0],
+            package_epub,
+            input.master,
+            input.catalog,
+            input.book_json,
+            output.epub,
+            params.pauses,
+            params.settings,
+            threads,
         )
 
 

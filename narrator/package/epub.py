@@ -1,0 +1,342 @@
+"""The read-along EPUB: an EPUB 3 whose text is highlighted, segment by segment, as its audio plays.
+
+Each chapter is one XHTML document of the book's own words (the catalog's ``text``, one ``<span>``
+per segment inside its paragraph; the title segments in the heading), one SMIL media overlay that
+points each span to its clip, and the chapter's audio: AAC in MP4 (a core media type of EPUB 3),
+cut from the master at the timeline's sample offsets and encoded as the M4B is. Nothing is aligned
+or measured: every clip is the timeline's own samples, written to the microsecond (under half a
+sample at any rate the engines make, so ``round(seconds * rate)`` gives the sample back).
+
+A chapter's clips tile its audio: each runs from its segment's first sample to the next segment's
+first, the pause after it included, and the book's first clip starts at 0 (the lead pad, as the
+timeline's first chapter does). A reading system plays from one clip to the next and may seek over
+whatever lies between two clips, which would drop the pauses; tiled, nothing is skipped and the
+clips add up to the chapter's audio exactly.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import shutil
+import tempfile
+import time
+import uuid
+import zipfile
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+from narrator.core.catalog import Row, read_plan_record
+from narrator.core.cpus import usable_cpus
+from narrator.core.language import well_formed_tag
+from narrator.core.publish import TEMP_MARK, publishing
+from narrator.core.timeline import Chapter, Timeline, book_timeline
+from narrator.package.ffmpeg import feed_master, find_ffmpeg, pcm_input, run_ffmpeg
+from narrator.package.m4b import aac_args
+from narrator.package.metadata import BookInfo, PackageSettings, book_info
+
+#: The class a reading system gives the element whose audio is playing (the package's
+#: media:active-class); the stylesheet highlights it.
+ACTIVE_CLASS = "-epub-media-overlay-active"
+#: The folder of the publication inside the zip, and where the OPF sits in it.
+ROOT = "EPUB"
+OPF = f"{ROOT}/package.opf"
+AUDIO_TYPE = "audio/mp4"
+#: The cover image types of EPUB 3's core media types, kept as they are; any other becomes a PNG.
+COVER_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif"}
+#: Characters XML 1.0 cannot hold at all.
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_XHTML_HEAD = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html>\n'
+    '<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" '
+    'xml:lang={lang} lang={lang}>\n<head>\n<meta charset="utf-8"/>\n<title>{title}</title>\n'
+    '<link rel="stylesheet" type="text/css" href="style.css"/>\n</head>\n'
+)
+_STYLE = f"""p {{ text-indent: 1.5em; margin: 0; }}
+h1 {{ margin: 2em 0 1em; text-align: center; }}
+.{ACTIVE_CLASS} {{ background-color: #ffe58a; color: #000; }}
+"""
+_CONTAINER = f"""<?xml version="1.0" encoding="UTF-8"?>
+<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
+  <rootfiles>
+    <rootfile full-path="{OPF}" media-type="application/oebps-package+xml"/>
+  </rootfiles>
+</container>
+"""
+
+
+def clock(frames: int, rate: int) -> str:
+    """``frames`` at ``rate`` as a SMIL clock value in seconds, to the microsecond (exact integers)."""
+    micros = (frames * 2_000_000 + rate) // (2 * rate)
+    return f"{micros // 1_000_000}.{micros % 1_000_000:06d}s"
+
+
+@dataclass(frozen=True)
+class Clip:
+    """One ``<par>``: the row's span and its samples ``[begin, end)`` in its chapter's audio."""
+
+    row: int
+    begin: int
+    end: int
+
+
+def chapter_clips(timeline: Timeline, chapter: Chapter) -> list[Clip]:
+    """The chapter's clips, tiling ``[chapter.start, chapter.end)`` in reading order."""
+    rows = range(chapter.first_row, chapter.last_row + 1)
+    begins = [chapter.start, *(timeline.spans[row].start for row in rows[1:])]
+    ends = [*begins[1:], chapter.end]
+    return [
+        Clip(row, begin - chapter.start, end - chapter.start)
+        for row, begin, end in zip(rows, begins, ends, strict=True)
+    ]
+
+
+def span_id(row: Row) -> str:
+    return f"s{row.sequence}"
+
+
+def _clean(value: str) -> str:
+    """What XML can hold of ``value``, whitespace runs as one space."""
+    return " ".join(_NOT_XML.sub("", value).split())
+
+
+def _text(value: str) -> str:
+    return escape(_clean(value))
+
+
+def _attr(value: str) -> str:
+    return quoteattr(_clean(value))
+
+
+def _span(row: Row) -> str:
+    # A line break inside a segment (a verse title) stays one.
+    lines = (_text(line) for line in row.text.split("\n"))
+    return f'<span id="{span_id(row)}">{"<br/>".join(line for line in lines if line)}</span>'
+
+
+def chapter_xhtml(rows: Sequence[Row], title: str, language: str) -> str:
+    """One chapter's document: the title segments (paragraph 0) in its heading, a ``<p>`` per
+    paragraph, a ``<br/>`` after a verse line and an ``<hr/>`` at a scene break."""
+    body: list[str] = []
+    for paragraph, group in itertools.groupby(rows, key=lambda row: row.paragraph):
+        members = list(group)
+        inline = "".join(
+            _span(row) + ("<br/>" if row.pause_after == "line" else " " if row is not members[-1] else "")
+            for row in members
+        )
+        body.append(f"<h1>{inline}</h1>" if paragraph == 0 else f"<p>{inline}</p>")
+        if members[-1].pause_after == "section":
+            body.append("<hr/>")
+    if not rows or rows[0].paragraph != 0:
+        body.insert(0, f"<h1>{_text(title)}</h1>")  # credits: their title is not read, only shown
+    head = _XHTML_HEAD.format(lang=_attr(language), title=_text(title))
+    return (
+        f'{head}<body>\n<section epub:type="chapter">\n'
+        + "\n".join(body)
+        + "\n</section>\n</body>\n</html>\n"
+    )
+
+
+def chapter_smil(clips: Sequence[Clip], rows: Sequence[Row], document: str, audio: str, rate: int) -> str:
+    """One chapter's media overlay: a ``<par>`` per clip, its text the span, its audio the clip."""
+    pars = "".join(
+        f'<par id="p-{span_id(rows[clip.row])}"><text src="{document}#{span_id(rows[clip.row])}"/>'
+        f'<audio src="{audio}" clipBegin="{clock(clip.begin, rate)}" '
+        f'clipEnd="{clock(clip.end, rate)}"/></par>\n'
+        for clip in clips
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<smil xmlns="http://www.w3.org/ns/SMIL" xmlns:epub="http://www.idpf.org/2007/ops" version="3.0">\n'
+        f"<body>\n{pars}</body>\n</smil>\n"
+    )
+
+
+def nav_xhtml(titles: Sequence[str], documents: Sequence[str], language: str) -> str:
+    items = "".join(
+        f'<li><a href="{document}">{_text(title)}</a></li>\n'
+        for title, document in zip(titles, documents, strict=True)
+    )
+    head = _XHTML_HEAD.format(lang=_attr(language), title="Contents")
+    nav = f'<nav epub:type="toc" id="toc">\n<h1>Contents</h1>\n<ol>\n{items}</ol>\n</nav>'
+    return f"{head}<body>\n{nav}\n</body>\n</html>\n"
+
+
+@dataclass(frozen=True)
+class _Item:
+    id: str
+    href: str
+    media_type: str
+    properties: str = ""
+    overlay: str = ""
+
+    def xml(self) -> str:
+        extra = f' properties="{self.properties}"' if self.properties else ""
+        extra += f' media-overlay="{self.overlay}"' if self.overlay else ""
+        return f'<item id="{self.id}" href="{self.href}" media-type="{self.media_type}"{extra}/>'
+
+
+def package_opf(
+    info: BookInfo,
+    identifier: str,
+    language: str,
+    items: Sequence[_Item],
+    spine: Sequence[str],
+    durations: Mapping[str, str],
+    total: str,
+) -> str:
+    """The package document: the book's metadata, every overlay's duration and the total, the
+    highlight's class, the manifest and the spine."""
+    metadata = [
+        f'<dc:identifier id="book-id">{identifier}</dc:identifier>',
+        f"<dc:title>{_text(info.title)}</dc:title>",
+        *(f"<dc:creator>{_text(author)}</dc:creator>" for author in info.authors),
+        f"<dc:language>{escape(language)}</dc:language>",
+        *([f"<dc:date>{_text(info.date)}</dc:date>"] if info.date else []),
+        f'<meta property="dcterms:modified">{time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}</meta>',
+        *(
+            f'<meta property="media:duration" refines="#{ref}">{value}</meta>'
+            for ref, value in durations.items()
+        ),
+        f'<meta property="media:duration">{total}</meta>',
+        f'<meta property="media:active-class">{ACTIVE_CLASS}</meta>',
+    ]
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="book-id" '
+        f"xml:lang={_attr(language)}>\n"
+        '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/">\n'
+        + "\n".join(metadata)
+        + "\n</metadata>\n<manifest>\n"
+        + "\n".join(item.xml() for item in items)
+        + "\n</manifest>\n<spine>\n"
+        + "\n".join(f'<itemref idref="{idref}"/>' for idref in spine)
+        + "\n</spine>\n</package>\n"
+    )
+
+
+def _cover(ffmpeg: str, cover: Path, work: Path) -> tuple[Path, str]:
+    """The cover as a core image type: as it is, or converted to PNG."""
+    suffix = cover.suffix.lower()
+    if suffix in COVER_TYPES:
+        return cover, suffix
+    converted = work / "cover.png"
+    run_ffmpeg(ffmpeg, ["-i", cover, "-frames:v", "1", "-c:v", "png", "-f", "image2", converted])
+    return converted, ".png"
+
+
+def _stored(name: str, compress: int) -> zipfile.ZipInfo:
+    """A zip entry of a fixed date, so that an unchanged book packages to the same bytes but the date."""
+    entry = zipfile.ZipInfo(name, date_time=(2000, 1, 1, 0, 0, 0))
+    entry.compress_type = compress
+    return entry
+
+
+def _write_zip(path: Path, texts: Mapping[str, str], files: Mapping[str, Path]) -> None:
+    """The EPUB's zip: ``mimetype`` first and stored, as OCF requires; the texts deflated; the files
+    (audio, cover: compressed already) stored, streamed from disk."""
+    with zipfile.ZipFile(path, "w") as epub:
+        epub.writestr(_stored("mimetype", zipfile.ZIP_STORED), "application/epub+zip")
+        for name, text in texts.items():
+            epub.writestr(_stored(name, zipfile.ZIP_DEFLATED), text.encode("utf-8"))
+        for name, source in files.items():
+            # An entry streamed in must be declared ZIP64 before it is written, if it will need it.
+            large = source.stat().st_size >= zipfile.ZIP64_LIMIT
+            with (
+                open(source, "rb") as data,
+                epub.open(_stored(name, zipfile.ZIP_STORED), "w", force_zip64=large) as out,
+            ):
+                shutil.copyfileobj(data, out)
+
+
+def _identifier(catalog_path: str | Path) -> str:
+    """A UUID of the book's source (the plan's record of it), the same on every rebuild."""
+    source = read_plan_record(catalog_path).source_sha256
+    return f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'narrator:source:{source}')}"
+
+
+def _chapter_audio(
+    ffmpeg: str, master: Path, chapter: Chapter, rate: int, settings: PackageSettings, out: Path
+) -> None:
+    feed = partial(feed_master, master=master, start=chapter.start, end=chapter.end)
+    run_ffmpeg(ffmpeg, [*pcm_input(rate), "-i", "pipe:0", *aac_args(settings), "-f", "mp4", out], feed)
+
+
+def _names(number: int) -> Iterator[str]:
+    """The chapter's document, overlay and audio names (inside ROOT)."""
+    yield f"c{number:03d}.xhtml"
+    yield f"c{number:03d}.smil"
+    yield f"audio/c{number:03d}.m4a"
+
+
+def package_epub(
+    master: str | Path,
+    catalog_path: str | Path,
+    book_json: str | Path,
+    output: str | Path,
+    pauses: Mapping[str, float],
+    settings: PackageSettings,
+    threads: int = 1,
+) -> str:
+    """The read-along EPUB 3: a document, a media overlay and an AAC file per chapter, a navigation
+    document, a stylesheet for the highlight and the book's cover, title, authors, language and date."""
+    master, output = Path(master), Path(output)
+    rows, timeline = book_timeline(catalog_path, master, pauses)
+    info = book_info(book_json, settings)
+    language = well_formed_tag(info.language) or "und"
+    ffmpeg = find_ffmpeg(settings.ffmpeg)
+    rate = timeline.rate
+    texts = {"META-INF/container.xml": _CONTAINER, f"{ROOT}/style.css": _STYLE}
+    items = [_Item("nav", "nav.xhtml", "application/xhtml+xml", "nav"), _Item("css", "style.css", "text/css")]
+    files: dict[str, Path] = {}
+    spine: list[str] = []
+    durations: dict[str, str] = {}
+    # Made after publishing() has removed what killed jobs left; a temp's name, so the next one will.
+    with (
+        publishing(output) as temp,
+        tempfile.TemporaryDirectory(dir=output.parent, prefix=f".{output.name}{TEMP_MARK}") as work_dir,
+    ):
+        work = Path(work_dir)
+        if info.cover is not None:
+            cover, suffix = _cover(ffmpeg, info.cover, work)
+            files[f"{ROOT}/cover{suffix}"] = cover
+            items.append(_Item("cover", f"cover{suffix}", COVER_TYPES[suffix], "cover-image"))
+        for chapter in timeline.chapters:
+            document, smil, audio = _names(chapter.number)
+            chapter_rows = rows[chapter.first_row : chapter.last_row + 1]
+            texts[f"{ROOT}/{document}"] = chapter_xhtml(chapter_rows, chapter.title, language)
+            clips = chapter_clips(timeline, chapter)
+            texts[f"{ROOT}/{smil}"] = chapter_smil(clips, rows, document, audio, rate)
+            files[f"{ROOT}/{audio}"] = work / f"{chapter.number}.m4a"
+            ids = [f"{kind}{chapter.number:03d}" for kind in ("c", "mo", "a")]
+            items += [
+                _Item(ids[0], document, "application/xhtml+xml", overlay=ids[1]),
+                _Item(ids[1], smil, "application/smil+xml"),
+                _Item(ids[2], audio, AUDIO_TYPE),
+            ]
+            spine.append(ids[0])
+            durations[ids[1]] = clock(chapter.end - chapter.start, rate)
+        # ffmpeg's AAC encoder uses one CPU: up to ``threads`` chapters are encoded at once.
+        with ThreadPoolExecutor(max_workers=max(1, min(threads, usable_cpus()))) as encoders:
+            encoded = [
+                encoders.submit(
+                    _chapter_audio, ffmpeg, master, chapter, rate, settings, work / f"{chapter.number}.m4a"
+                )
+                for chapter in timeline.chapters
+            ]
+            for done in encoded:
+                done.result()
+        titles = [chapter.title for chapter in timeline.chapters]
+        documents = [next(_names(chapter.number)) for chapter in timeline.chapters]
+        texts[f"{ROOT}/nav.xhtml"] = nav_xhtml(titles, documents, language)
+        total = clock(timeline.frames, rate)
+        texts[OPF] = package_opf(info, _identifier(catalog_path), language, items, spine, durations, total)
+        _write_zip(temp, texts, files)
+    return (
+        f"packaged {output}: EPUB 3, {len(timeline.chapters)} chapters, {len(rows)} segments in sync, "
+        f"{timeline.seconds:.1f} s of AAC {settings.m4b_bitrate}, cover {'yes' if info.cover else 'none'}"
+    )

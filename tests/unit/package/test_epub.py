@@ -1,0 +1,86 @@
+"""The read-along EPUB (narrator/package/epub.py): its overlays are the timeline's samples, its text
+the catalog's, EPUBCheck accepts it, and narrator check fails one whose clips were moved."""
+
+from __future__ import annotations
+
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+from hostile_book import PAUSES, RATE, check_overlays, ffmpeg
+
+from narrator.core.catalog import read_catalog
+from narrator.core.timeline import build_timeline
+from narrator.inspect.check import check_book, check_epub
+from narrator.inspect.overlays import epubcheck_command, run_epubcheck, seconds
+from narrator.package.epub import clock, package_epub
+from narrator.package.metadata import PackageSettings
+
+
+@pytest.fixture
+def epub(assembled) -> tuple[Path, Path]:
+    """The hostile book's EPUB and its catalog."""
+    catalog, book_json, master = assembled
+    output = master.with_suffix(".epub")
+    # Two chapters encoded at once, as a rule with threads would.
+    package_epub(master, catalog, book_json, output, PAUSES, PackageSettings(), threads=2)
+    return output, catalog
+
+
+@pytest.mark.parametrize("rate", [16000, 22050, 24000, 44100, 48000])
+def test_a_clock_value_gives_its_sample_back(rate: int) -> None:
+    for frames in [0, 1, rate - 1, rate, 12_345_677, 10 * 3600 * rate + 7]:
+        assert round(seconds(clock(frames, rate)) * rate) == frames
+
+
+def test_every_clip_is_the_timelines_samples_and_holds_its_words(epub) -> None:
+    path, catalog = epub
+    rows = read_catalog(catalog)
+    publication = check_overlays(path, rows, build_timeline(rows, PAUSES))
+    # The hostile texts come back as written: escaped in the XHTML, unescaped when read.
+    assert any("-->" in (clip.words or "") for overlay in publication.overlays for clip in overlay.clips)
+
+
+def test_narrator_check_passes_it_and_fails_moved_clips(epub, tmp_path: Path) -> None:
+    path, catalog = epub
+    rows = read_catalog(catalog)
+    frames = build_timeline(rows, PAUSES).frames
+    results = [result for result in check_book(path.parent) if "epub" in result.file or ".m4a" in result.file]
+    assert all(result.passed for result in results), results
+    # Every chapter's audio decodes to exactly the samples its clips add up to.
+    assert sum(result.rule == "samples" for result in results) == 3
+
+    moved = tmp_path / "moved.epub"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(moved, "w") as target:
+        for entry in source.infolist():
+            data = source.read(entry)
+            if entry.filename.endswith("c002.smil"):
+                data = data.replace(b'clipEnd="', b'clipEnd="1', 1)
+            target.writestr(entry, data)
+    failed = [result.rule for result in check_epub(ffmpeg(), moved, rows, frames, RATE) if not result.passed]
+    assert "clips tile the audio" in failed
+
+
+@pytest.mark.skipif(
+    epubcheck_command() is None, reason="EPUBCheck is not installed (scripts/test.sh installs it)"
+)
+def test_epubcheck_accepts_it_without_a_warning(epub) -> None:
+    verdict = run_epubcheck(epub[0])
+    assert verdict is not None and verdict.clean, verdict and verdict.messages
+
+
+def test_a_cover_of_no_core_type_is_converted_to_png(assembled, tmp_path: Path) -> None:
+    catalog, book_json, master = assembled
+    webp = tmp_path / "cover.webp"
+    made = subprocess.run(
+        [ffmpeg(), "-loglevel", "error", "-i", book_json.with_name("cover.png"), webp], check=False
+    )
+    if made.returncode != 0:
+        pytest.skip("this ffmpeg writes no WebP")
+    output = tmp_path / "book.epub"
+    package_epub(master, catalog, book_json, output, PAUSES, PackageSettings(cover=str(webp)))
+    with zipfile.ZipFile(output) as archive:
+        assert [name for name in archive.namelist() if "cover" in name] == ["EPUB/cover.png"]
+        opf = archive.read("EPUB/package.opf").decode()
+    assert '<item id="cover" href="cover.png" media-type="image/png" properties="cover-image"/>' in opf
