@@ -15,6 +15,7 @@ import re
 from narrator.core.book import Book
 from narrator.text.readers.decode import squash
 from narrator.text.readers.matter import build_chapters
+from narrator.text.readers.repetition import drop_from_drafts
 from narrator.text.readers.xhtml import Block, Draft
 
 _LEGEND = "【テキスト中に現れる記号について】"
@@ -57,6 +58,7 @@ def parse_aozora(text: str) -> Book:
             drafts[-1].blocks.append(Block(plain))
     if not drafts[0].blocks:
         drafts.pop(0)
+    producers = drop_from_drafts(drafts)
     return Book(
         title,
         build_chapters(drafts, title),
@@ -66,5 +68,6 @@ def parse_aozora(text: str) -> Book:
         notes=(
             "Aozora Bunko notation: title and author lines, legend, ruby readings, editor notes "
             f"and the colophon (from line {end + 1}) not read",
+            *producers,
         ),
     )

@@ -21,6 +21,7 @@ from narrator.core.errors import BookError
 from narrator.core.language import well_formed_tag
 from narrator.text.readers.decode import squash
 from narrator.text.readers.matter import build_chapters, matter_rule, word_count
+from narrator.text.readers.repetition import drop_repeats, without
 from narrator.text.readers.titles import bare_number, title_from_stem
 from narrator.text.readers.xhtml import (
     Block,
@@ -431,6 +432,7 @@ class _Epub:
 
     def drafts(self) -> list[Draft]:
         spine = self.spine()
+        self._drop_repeats(spine)
         toc = self.toc()
         if toc is None:
             if not spine:
@@ -450,6 +452,18 @@ class _Epub:
         if not readable:
             raise BookError(f"{self.path}: the table of contents points at no readable chapter")
         return _chapters_as_listened(self._split(spine, readable))
+
+    def _drop_repeats(self, spine: list[str]) -> None:
+        """Drop the producer's running headers and footers from the documents, keeping anchors."""
+        documents = [self.document(name) for name in spine]
+        dropped, notes = drop_repeats([d.blocks for d in documents], "documents")
+        for document, gone in zip(documents, dropped, strict=True):
+            if gone:
+                document.anchors = {
+                    key: at - sum(i < at for i in gone) for key, at in document.anchors.items()
+                }
+                document.blocks = without(document.blocks, gone)
+        self.notes += notes
 
     def _spine_draft(self, name: str) -> Draft:
         blocks = list(self.document(name).blocks)

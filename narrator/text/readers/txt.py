@@ -16,6 +16,7 @@ from narrator.core.book import Book
 from narrator.text.readers.aozora import is_aozora, parse_aozora
 from narrator.text.readers.decode import SCENE_BREAK, clean_text, decode_text, squash
 from narrator.text.readers.matter import PG_END, PG_START, build_chapters
+from narrator.text.readers.repetition import drop_from_drafts, drop_from_pages
 from narrator.text.readers.titles import CHAPTER_LINE, PART_WORDS, title_from_stem, title_key
 from narrator.text.readers.xhtml import PAGE_MARKER, Block, Draft
 
@@ -215,6 +216,7 @@ def _spaced_heading(raw_lines: list[str], blanks: int) -> bool:
 
 
 def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
+    text, dropped = drop_from_pages(text)
     text = clean_text(text)
     header = _header(text)
     note_choice = _Notes(read=notes == "read")
@@ -261,6 +263,7 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             paragraph, footnotes = note_choice.after(_paragraph(raw_lines))
             drafts[-1].blocks += [Block(text) for text in (paragraph, *footnotes) if text]
     drafts = _without_heading_lists(drafts)
+    dropped += drop_from_drafts(drafts)
     book_title = header.get("title") or title
     language = _LANGUAGE_NAMES.get(header.get("language", "").split(",")[0].strip().lower(), "")
     authors = tuple(a.strip() for a in re.split(r"\s+and\s+|;", header.get("author", "")) if a.strip())
@@ -270,6 +273,7 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
         authors=authors,
         language=language or "en",
         language_source="Gutenberg 'Language:' line" if language else "",
+        notes=tuple(dropped),
     )
 
 

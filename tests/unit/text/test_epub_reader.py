@@ -360,6 +360,31 @@ def test_epub_without_toc_falls_back_to_spine_documents(tmp_path: Path) -> None:
     ]
 
 
+def test_a_navigation_bar_and_footer_on_every_document_are_not_read(tmp_path: Path) -> None:
+    """A documentation tool's pages: the bar and footer go, anchors into the pages still cut them."""
+    links = '<li><a href="a.xhtml">next</a></li><li><a href="b.xhtml">previous</a></li>'
+    bar = f"<div><h3>Navigation</h3><ul>{links}</ul></div>"
+    footer = "<div><p>© Copyright 2024, The Authors. Created using Sphinx 7.2.</p></div>"
+    texts = ["First words.", "Second words.", "Third words."]
+    files = {
+        f"{name}.xhtml": page(f'{bar}<h1 id="go">Part {name}</h1><p>{text}</p>{footer}')
+        for name, text in zip("abc", texts, strict=True)
+    }
+    manifest = [(name, f"{name}.xhtml", "application/xhtml+xml", "") for name in "abc"]
+    points = "".join(nav_point(n, f"Part {name}", f"{name}.xhtml#go") for n, name in enumerate("abc", 1))
+    book = read_book(
+        write_epub(
+            tmp_path / "docs.epub",
+            {**files, "toc.ncx": ncx(points)},
+            opf([*manifest, ("ncx", "toc.ncx", "application/x-dtbncx+xml", "")], list("abc"), toc="ncx"),
+        )
+    )
+    assert [(c.title, c.paragraphs) for c in book.chapters] == [
+        (f"Part {name}", (text,)) for name, text in zip("abc", texts, strict=True)
+    ]
+    assert sum("at the top or bottom of 3 of 3 documents" in note for note in book.notes) == 4
+
+
 def test_documents_the_toc_skips_continue_a_chapter_unless_they_are_matter(tmp_path: Path) -> None:
     nav = page(
         '<nav epub:type="toc"><h2>Table of Contents</h2><ol>'
