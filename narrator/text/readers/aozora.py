@@ -15,7 +15,6 @@ import re
 from narrator.core.book import Book
 from narrator.text.readers.decode import squash
 from narrator.text.readers.matter import build_chapters
-from narrator.text.readers.repetition import drop_from_drafts
 from narrator.text.readers.xhtml import Block, Draft
 
 _LEGEND = "【テキスト中に現れる記号について】"
@@ -58,10 +57,10 @@ def parse_aozora(text: str) -> Book:
             drafts[-1].blocks.append(Block(plain))
     if not drafts[0].blocks:
         drafts.pop(0)
-    producers = drop_from_drafts(drafts)
+    chapters, producers = build_chapters(drafts, title)
     return Book(
         title,
-        build_chapters(drafts, title),
+        chapters,
         authors=(author,) if author else (),
         language="ja",
         language_source="Aozora Bunko notation",

@@ -568,7 +568,7 @@ def read_epub(path: Path, notes: str = "drop") -> Book:
         epub = _Epub(path, archive, notes)
         title = epub.title()
         language = epub.language()
-        chapters = build_chapters(epub.drafts(), title)
+        chapters, producers = build_chapters(epub.drafts(), title)
         return Book(
             squash(title),
             chapters,
@@ -576,6 +576,6 @@ def read_epub(path: Path, notes: str = "drop") -> Book:
             language=language or "en",
             language_source="OPF dc:language" if language else "",
             cover=epub.cover(),
-            notes=tuple(epub.notes),
+            notes=(*epub.notes, *producers),
             date=epub.date(),
         )

@@ -13,7 +13,6 @@ from narrator.core.errors import BookError
 from narrator.core.language import well_formed_tag
 from narrator.text.readers.decode import decode_text
 from narrator.text.readers.matter import build_chapters
-from narrator.text.readers.repetition import drop_from_drafts
 from narrator.text.readers.titles import CHAPTER_LINE, bare_number, title_from_stem
 from narrator.text.readers.xhtml import Block, Draft, extract, parse_html, parse_xhtml
 
@@ -90,16 +89,16 @@ def read_html(path: Path, notes: str = "drop") -> Book:
         raise BookError(f"{path}: the book has no text to speak")
     document = extract(root, notes=notes)
     title, drafts = _drafts(document.blocks, document.title)
-    dropped = drop_from_drafts(drafts)
     title = title or title_from_stem(path)
     language = _stated_language(root)
+    chapters, dropped = build_chapters(drafts, title)
     return Book(
         title,
-        build_chapters(drafts, title),
+        chapters,
         encoding=encoding,
         language=language or "en",
         language_source="document's lang attribute" if language else "",
-        notes=tuple(dropped),
+        notes=dropped,
     )
 
 

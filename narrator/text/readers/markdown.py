@@ -25,7 +25,6 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from narrator.core.book import Book
 from narrator.text.readers.decode import clean_text, decode_text, squash
 from narrator.text.readers.matter import build_chapters
-from narrator.text.readers.repetition import drop_from_drafts
 from narrator.text.readers.titles import title_from_stem
 from narrator.text.readers.xhtml import Block, Draft
 
@@ -195,11 +194,11 @@ def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
         unread["front matter (metadata, not text)"] = 1
     book_title = squash(str(matter.get("title") or "")) or title
     book_title, drafts = _drafts(blocks, book_title, bool(matter.get("title")), unread)
-    repeated = drop_from_drafts(drafts)
+    chapters, repeated = build_chapters(drafts, book_title)
     language = str(matter.get("language") or matter.get("lang") or "").strip().replace("_", "-")
     return Book(
         book_title,
-        build_chapters(drafts, book_title),
+        chapters,
         authors=_names(matter.get("author") or matter.get("authors") or ()),
         language=language or "en",
         language_source="front matter" if language else "",

@@ -15,8 +15,8 @@ from pathlib import Path
 from narrator.core.book import Book
 from narrator.text.readers.aozora import is_aozora, parse_aozora
 from narrator.text.readers.decode import SCENE_BREAK, clean_text, decode_text, squash
-from narrator.text.readers.matter import PG_END, PG_START, build_chapters
-from narrator.text.readers.repetition import drop_from_drafts, drop_from_pages
+from narrator.text.readers.matter import PG_END, PG_START, PRODUCED_BY, build_chapters
+from narrator.text.readers.repetition import drop_from_pages
 from narrator.text.readers.titles import CHAPTER_LINE, PART_WORDS, title_from_stem, title_key
 from narrator.text.readers.xhtml import PAGE_MARKER, Block, Draft
 
@@ -50,9 +50,6 @@ _FOOTNOTE = re.compile(
 )
 _NOTE_MARK = re.compile(r"\[(?P<label>[0-9]{1,3}|[A-Z]|[*†‡])\]")
 _HEADER_FIELD = re.compile(r"^(Title|Author|Language):[ \t]*(.+)$", re.MULTILINE)
-_PRODUCED_BY = re.compile(
-    r"^(produced by|e-?text prepared by|transcribed from|this e-?text was (prepared|produced) by)\b", re.I
-)
 #: This many headings in a row with nothing under them are a list ("THE SCENES OF THE PLAY").
 HEADING_LIST = 3
 # Gutenberg names the language in English; the tags narrator's segmenter and voices go by.
@@ -234,8 +231,9 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             # A transcriber's note may run over several blocks, with brackets of its own inside.
             note_depth += opening.count("[") - opening.count("]")
             continue
-        if number < 3 and _PRODUCED_BY.match(opening):
-            continue  # the transcriber's credit
+        if number < 3 and PRODUCED_BY.search(opening):
+            dropped.append(f"not read: {squash(opening)[:100]!r}: the producer's credit")
+            continue
         if _FOOTNOTE.match(opening):
             continue
         if opening.startswith(_FIGURE):
@@ -263,17 +261,17 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             paragraph, footnotes = note_choice.after(_paragraph(raw_lines))
             drafts[-1].blocks += [Block(text) for text in (paragraph, *footnotes) if text]
     drafts = _without_heading_lists(drafts)
-    dropped += drop_from_drafts(drafts)
     book_title = header.get("title") or title
     language = _LANGUAGE_NAMES.get(header.get("language", "").split(",")[0].strip().lower(), "")
     authors = tuple(a.strip() for a in re.split(r"\s+and\s+|;", header.get("author", "")) if a.strip())
+    chapters, producers = build_chapters(drafts, book_title)
     return Book(
         book_title,
-        build_chapters(drafts, book_title),
+        chapters,
         authors=authors,
         language=language or "en",
         language_source="Gutenberg 'Language:' line" if language else "",
-        notes=tuple(dropped),
+        notes=(*dropped, *producers),
     )
 
 

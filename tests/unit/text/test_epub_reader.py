@@ -415,6 +415,40 @@ def test_documents_the_toc_skips_continue_a_chapter_unless_they_are_matter(tmp_p
     ]
 
 
+def test_a_producer_s_signatures_are_not_read(tmp_path: Path) -> None:
+    """Credits, wrapper title, about, recommendation and web-address pages, printed link addresses."""
+    names = ["one", "about", "two", "similar", "site"]
+    files = {
+        "one.xhtml": page(
+            "<h1>The Project Gutenberg eBook of Emma</h1>"
+            "<p>Produced by Ann Reader and the Online Distributed Proofreading Team.</p>"
+            "<p>Emma Woodhouse, handsome, clever, and rich, had lived nearly twenty-one years.</p>"
+        ),
+        "about.xhtml": page("<h1>About</h1><p>About the Author: she wrote six novels.</p>"),
+        "two.xhtml": page(
+            '<h1>Volume II</h1><p>She read <a href="https://example.org/">the news</a>'
+            '<span class="link-target"> [https://example.org/]</span> with care.</p>'
+        ),
+        "similar.xhtml": page("<h1>Recommendations</h1><p>Loved this book?</p><p>Persuasion</p>"),
+        "site.xhtml": page("<p>www.example.com</p><p>Food for thought</p>"),
+    }
+    manifest = [(name, f"{name}.xhtml", "application/xhtml+xml", "") for name in names]
+    book = read_book(write_epub(tmp_path / "signed.epub", files, opf(manifest, names)))
+    assert [(c.title, c.kind, c.skipped_by) for c in book.chapters] == [
+        ("Emma", "body", ""),
+        ("About", "back", "about (by title)"),
+        ("Volume II", "body", ""),
+        ("Recommendations", "back", "'also by' page"),
+        ("", "back", "the producer's page (a web address)"),
+    ]
+    assert book.chapters[0].paragraphs == (
+        "Emma Woodhouse, handsome, clever, and rich, had lived nearly twenty-one years.",
+    )
+    assert book.chapters[2].paragraphs == ("She read the news with care.",)
+    credit = "Produced by Ann Reader and the Online Distributed Proofreading Team."
+    assert f"not read: {credit!r}: the producer's credit" in book.notes
+
+
 def test_font_obfuscation_is_not_drm(tmp_path: Path, epub3: Path) -> None:
     encryption = (
         '<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
