@@ -45,8 +45,9 @@ MAX_MEMBER_BYTES = 128 * MiB
 MAX_RATIO = 200
 MAX_RATIO_MIN_BYTES = MiB
 MAX_MEMBERS = 20_000
-#: A nested entry this short is one chapter with sections; a longer one is a part of chapters.
-#: (A technical chapter with its sections ran 2,000-8,000 words; a book of a novel, 40,000.)
+#: A nested entry this short (about an hour and a half spoken) is one chapter with sections; a
+#: longer one is a part of chapters. (A technical chapter with its sections ran 2,000-8,000 words;
+#: a book of a novel, 40,000.)
 CHAPTER_WORDS = 12_000
 
 _TOO_BIG = "decompresses to too much data (a zip bomb?); refusing the EPUB"
@@ -529,10 +530,12 @@ def _words(drafts: list[Draft]) -> int:
 def _chapters_as_listened(drafts: list[Draft]) -> list[Draft]:
     """Keep nested entries as chapters only where a listener navigates by them.
 
-    An entry whose sub-entries are numbered only ("I.", "II."), or, in contents three levels deep,
-    one that is short (a chapter with its sections, not a book of chapters, nor the one part a
-    book of poems has) becomes one chapter: its sub-entries' titles are read as headings in it.
-    Any other ("Book the First") keeps its sub-entries as chapters; its title leads the first.
+    An entry no longer than a chapter is listened to (CHAPTER_WORDS) whose sub-entries are numbered
+    only ("I.", "II."), or, in contents three levels deep, one that is short (a chapter with its
+    sections, not a book of chapters, nor the one part a book of poems has) becomes one chapter:
+    its sub-entries' titles are read as headings in it. Any other ("Book the First", a part of
+    five hours with chapters numbered only) keeps its sub-entries as chapters; its title leads the
+    first.
     """
     merged: list[Draft] = []
     book_words = _words(drafts)
@@ -548,8 +551,8 @@ def _chapters_as_listened(drafts: list[Draft]) -> list[Draft]:
         children = drafts[start + 1 : end]
         numbered = children and all(bare_number(child.title) is not None for child in children)
         words = _words(drafts[start:end])
-        sections = deep and words <= CHAPTER_WORDS and words * 2 < book_words
-        if children and (numbered or sections):
+        sections = deep and words * 2 < book_words
+        if children and words <= CHAPTER_WORDS and (numbered or sections):
             blocks = list(draft.blocks)
             for child in children:
                 number = bare_number(child.title)

@@ -339,6 +339,28 @@ def test_epub2_ncx_in_play_order_with_nested_points_flattened(epub2: Path) -> No
     ]
 
 
+def test_chapters_numbered_only_are_chapters_in_a_long_part_and_headings_in_a_short_one(
+    tmp_path: Path,
+) -> None:
+    """A part of two hours keeps its "I.", "II." as chapters; a short poem's numbered parts stay in it."""
+    long = "It rained. " * (epub.CHAPTER_WORDS // 3)
+    points = nav_point(
+        1, "Part One", "a.xhtml", nav_point(2, "I.", "a.xhtml#i") + nav_point(3, "II.", "a.xhtml#ii")
+    ) + nav_point(
+        4, "The Poem", "b.xhtml", nav_point(5, "I.", "b.xhtml#i") + nav_point(6, "II.", "b.xhtml#ii")
+    )
+    files = {
+        "a.xhtml": page(f'<h1>Part One</h1><h2 id="i">I.</h2><p>{long}</p><h2 id="ii">II.</h2><p>{long}</p>'),
+        "b.xhtml": page('<h1>The Poem</h1><h2 id="i">I.</h2><p>Sing.</p><h2 id="ii">II.</h2><p>Again.</p>'),
+        "toc.ncx": ncx(points),
+    }
+    manifest = [(n, f"{n}.xhtml", "application/xhtml+xml", "") for n in "ab"]
+    package = opf([*manifest, ("ncx", "toc.ncx", "application/x-dtbncx+xml", "")], ["a", "b"], toc="ncx")
+    book = read_book(write_epub(tmp_path / "parts.epub", files, package))
+    assert [c.title for c in book.chapters] == ["Part One: 1", "Part One: 2", "The Poem"]
+    assert book.chapters[2].paragraphs == ("1.", "Sing.", "2.", "Again.")
+
+
 def test_epub2_gutenberg_licence_shared_with_the_last_chapter_is_stripped(epub2: Path) -> None:
     # read_epub keeps even the text-less "Book One"; the body has no boilerplate at all.
     book = read_epub(epub2)
