@@ -101,6 +101,58 @@ def test_txt_gutenberg_roman_chapter_with_title_on_next_line(tmp_path: Path) -> 
     ]
 
 
+MEMO = """\
+Network Working Group                                          A. Author
+Request for Comments: 9999                                   Example Org
+Category: Informational                                       April 2030
+
+1.  Introduction
+
+   This memo explains how the example works and why it was written this
+   way, so that implementers can follow it without guessing at details.
+
+   A second paragraph
+   of two short lines.
+
+1.1.  Terms
+
+   Words.
+
+2.  Rules
+
+   Cookies are stored.
+
+3.  References
+
+   None.
+
+"""
+
+
+def test_txt_numbered_sections_are_chapters_and_wrapped_prose_is_not_verse(tmp_path: Path) -> None:
+    book = read_book(_write(tmp_path, "memo.txt", MEMO))
+    assert _shape(book) == [
+        (
+            "1. Introduction",
+            (
+                "This memo explains how the example works and why it was written this way, so that "
+                "implementers can follow it without guessing at details.",
+                "A second paragraph\nof two short lines.",  # indented short lines keep theirs
+                "1.1. Terms",
+                "Words.",
+            ),
+        ),
+        ("2. Rules", ("Cookies are stored.",)),
+        ("3. References", ("None.",)),
+    ]
+    assert any("a header of fields (metadata)" in note for note in book.notes)
+
+
+def test_txt_a_numbered_list_is_not_a_list_of_chapters(tmp_path: Path) -> None:
+    text = "Steps to take.\n\n1. Open the door\n\n3. Close the door\n\n4. Sit down\n"
+    assert [c.title for c in read_book(_write(tmp_path, "steps.txt", text)).chapters] == [""]
+
+
 def test_txt_crlf_and_bom(tmp_path: Path) -> None:
     path = tmp_path / "w.txt"
     path.write_bytes("\ufeffChapter 1\r\n\r\nLine one\r\nline two.\r\n\r\nNext.\r\n".encode())
