@@ -47,6 +47,7 @@ PRODUCED_BY = re.compile(
 CREDIT_BLOCKS = 5
 #: A credit is a line or two, not a page.
 CREDIT_WORDS = 60
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
 # A page of a web address and a few words is the producer's ("www.feedbooks.com", a slogan).
 _WEB_ADDRESS = re.compile(r"^(https?://|www\.)\S+$", re.IGNORECASE)
 _MATTER_TITLE = re.compile(
@@ -180,22 +181,26 @@ def _chapter(draft: Draft, kind: str, skipped_by: str) -> Chapter:
 
 
 def _drop_credits(drafts: list[Draft]) -> list[str]:
-    """Drop the producer's credit where producers sign, in the book's first or last blocks of text.
+    """Drop the producer's credit where producers sign, in the book's first or last blocks of text,
+    and a contact address (a few words and an e-mail address) wherever it stands.
 
     The credit's next block goes with it when it is a list of names, not a sentence.
     """
     said = [(d, i) for d in drafts for i, b in enumerate(d.blocks) if b.text and not b.boilerplate]
-    edges = [*range(min(CREDIT_BLOCKS, len(said))), *range(max(len(said) - CREDIT_BLOCKS, 0), len(said))]
+    edges = {*range(min(CREDIT_BLOCKS, len(said))), *range(max(len(said) - CREDIT_BLOCKS, 0), len(said))}
     gone: dict[int, set[int]] = {}
     notes = []
-    for n in sorted(set(edges)):
-        draft, i = said[n]
-        block = draft.blocks[i]
-        if i in gone.get(id(draft), ()) or len(block.text.split()) > CREDIT_WORDS:
+    for n, (draft, i) in enumerate(said):
+        text = draft.blocks[i].text
+        if i in gone.get(id(draft), ()):
             continue
-        if not PRODUCED_BY.search(block.text):
+        if _EMAIL.search(text) and len(text.split()) <= CREDIT_WORDS // 2 and not _SENTENCE_END.search(text):
+            gone.setdefault(id(draft), set()).add(i)
+            notes.append(f"not read: {squash(text)[:100]!r}: a contact address")
             continue
-        lost = [block.text]
+        if n not in edges or len(text.split()) > CREDIT_WORDS or not PRODUCED_BY.search(text):
+            continue
+        lost = [text]
         gone.setdefault(id(draft), set()).add(i)
         if n + 1 < len(said) and said[n + 1][0] is draft:
             names = draft.blocks[said[n + 1][1]].text

@@ -15,7 +15,7 @@ from pathlib import Path
 from narrator.core.book import Book
 from narrator.text.readers.aozora import is_aozora, parse_aozora
 from narrator.text.readers.decode import SCENE_BREAK, clean_text, decode_text, squash
-from narrator.text.readers.matter import PG_END, PG_START, PRODUCED_BY, build_chapters
+from narrator.text.readers.matter import CREDIT_BLOCKS, PG_END, PG_START, PRODUCED_BY, build_chapters
 from narrator.text.readers.repetition import drop_from_pages
 from narrator.text.readers.titles import CHAPTER_LINE, PART_WORDS, title_from_stem, title_key
 from narrator.text.readers.xhtml import PAGE_MARKER, Block, Draft
@@ -53,6 +53,11 @@ _FOOTNOTE = re.compile(
     r"^\[Footnote\s+(?P<label>[^:\]\s]+)\s*:\s*(?P<text>.*)\]\s*$", re.IGNORECASE | re.DOTALL
 )
 _NOTE_MARK = re.compile(r"\[(?P<label>[0-9]{1,3}|[A-Z]|[*†‡])\]")
+_TRANSCRIBERS_WORDS = re.compile(
+    r"e-?text|electronic (edition|text|version)|transcri|project gutenberg|https?://|www\.|web ?site"
+    r"|proofread",
+    re.IGNORECASE,
+)
 # "Request for Comments: 6265", "Category: Standards Track", "Release date: May 1, 2004".
 _FIELD = re.compile(r"(^|\s{2})[A-Z][\w -]{1,30}:[ \t]+\S")
 _HEADER_FIELD = re.compile(r"^(Title|Author|Language):[ \t]*(.+)$", re.MULTILINE)
@@ -233,6 +238,11 @@ def _numbered_headings(blocks: list[tuple[int, str]]) -> set[int]:
     return {n for n, _ in found}
 
 
+def _is_transcribers(block: str, number: int) -> bool:
+    """A bracketed note among the text's first blocks about the edition: "[This electronic edition"."""
+    return number < CREDIT_BLOCKS and bool(_TRANSCRIBERS_WORDS.search(block))
+
+
 def _is_field_header(block: str) -> bool:
     """A memo's header at the top of a text: three lines or more, most of them "Field: value"."""
     lines = block.split("\n")
@@ -266,8 +276,10 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     note_depth = 0
     for number, (blanks, block) in enumerate(blocks):
         opening = block.strip()
-        if (number < 3 and opening.startswith("[")) or note_depth:
+        if note_depth or (opening.startswith("[") and (number < 3 or _is_transcribers(opening, number))):
             # A transcriber's note may run over several blocks, with brackets of its own inside.
+            if not note_depth:
+                dropped.append(f"not read: {squash(opening)[:100]!r}: a bracketed note at the top")
             note_depth += opening.count("[") - opening.count("]")
             continue
         if number < 3 and PRODUCED_BY.search(opening):

@@ -153,6 +153,22 @@ def test_txt_a_numbered_list_is_not_a_list_of_chapters(tmp_path: Path) -> None:
     assert [c.title for c in read_book(_write(tmp_path, "steps.txt", text)).chapters] == [""]
 
 
+def test_txt_transcriber_s_note_and_contact_address_are_not_read(tmp_path: Path) -> None:
+    text = (
+        "KALEVALA\n\n[1849 edition]\n\nElias Lonnrot\n\n(1802-1884)\n\n"
+        "[This electronic edition has been copied verbatim from the printed edition,\n"
+        "as posted on their web site.]\n\n"
+        "CHAPTER I.\n\nThe song begins here, and it is long.\n\n"
+        "Comments and corrections:\n  The Society\n  Ann Editor\n  ann.editor@example.org\n\n"
+        "CHAPTER II.\n\nThe song goes on.\n"
+    )
+    book = read_book(_write(tmp_path, "song.txt", text))
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "electronic edition" not in spoken and "@" not in spoken
+    assert "The song begins here, and it is long." in spoken
+    assert sum(note.startswith("not read:") for note in book.notes) == 3
+
+
 def test_txt_crlf_and_bom(tmp_path: Path) -> None:
     path = tmp_path / "w.txt"
     path.write_bytes("\ufeffChapter 1\r\n\r\nLine one\r\nline two.\r\n\r\nNext.\r\n".encode())
