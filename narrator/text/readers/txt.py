@@ -17,7 +17,7 @@ from narrator.text.readers.aozora import is_aozora, parse_aozora
 from narrator.text.readers.decode import SCENE_BREAK, clean_text, decode_text, squash
 from narrator.text.readers.matter import CREDIT_BLOCKS, PG_END, PG_START, PRODUCED_BY, build_chapters
 from narrator.text.readers.repetition import drop_from_pages
-from narrator.text.readers.titles import CHAPTER_LINE, PART_WORDS, title_from_stem, title_key
+from narrator.text.readers.titles import CHAPTER_LINE, PART_WORDS, bare_number, title_from_stem, title_key
 from narrator.text.readers.xhtml import PAGE_MARKER, Block, Draft
 
 #: Verse lines are at most this long; prose wrapped for print runs to 60-75 characters.
@@ -48,6 +48,8 @@ _CJK_DIVISION = re.compile(
 _NUMBERED_HEADING = re.compile(r"^(?P<number>\d{1,3})\.?[ \t]+(?P<name>[^\W\d_][^\n]*[^.,;:\s])$")
 #: Numbered headings count as chapters only when there are at least this many, numbered 1, 2, 3, ...
 NUMBERED_HEADINGS = 3
+#: ... and the text under them runs this many words a heading on average (a sonnet is 110).
+CHAPTER_MIN_WORDS = 200
 _ILLUSTRATION = re.compile(r"\[Illustration(?:[:.]\s*(?P<caption>[^\]]*))?\]", re.IGNORECASE)
 _FOOTNOTE = re.compile(
     r"^\[Footnote\s+(?P<label>[^:\]\s]+)\s*:\s*(?P<text>.*)\]\s*$", re.IGNORECASE | re.DOTALL
@@ -223,19 +225,21 @@ def _blocks(text: str) -> list[tuple[int, str]]:
 
 
 def _numbered_headings(blocks: list[tuple[int, str]]) -> set[int]:
-    """Which blocks are a text's numbered section headings: lines of their own, set flush left,
-    numbered 1, 2, 3 ... in order (a numbered list or stray "64. One creature" is not)."""
-    found = [
-        (n, int(match["number"]))
-        for n, (_, block) in enumerate(blocks)
-        if len(block.strip("\n").split("\n")) == 1
-        and len(block.strip()) <= HEADING_CHARS
-        and (match := _NUMBERED_HEADING.match(block.strip("\n")))
-    ]
-    numbers = [number for _, number in found]
-    if len(found) < NUMBERED_HEADINGS or numbers != list(range(1, len(numbers) + 1)):
-        return set()
-    return {n for n, _ in found}
+    """Which blocks are a text's numbered headings: lines of their own, numbered 1, 2, 3 ... in
+    order, either flush-left sections ("1.  Introduction") or numerals alone ("IV"), with a
+    chapter's worth of text between them (a numbered list, stanza numbers or a stray "64. One
+    creature" are not)."""
+    lines = [block.strip("\n") if "\n" not in block.strip("\n") else "" for _, block in blocks]
+    sections = [(n, int(m["number"])) for n, line in enumerate(lines) if (m := _NUMBERED_HEADING.match(line))]
+    numerals = [(n, value) for n, line in enumerate(lines) if (value := bare_number(line)) is not None]
+    for found in (sections, numerals):
+        numbers = [number for _, number in found]
+        if len(found) < NUMBERED_HEADINGS or numbers != list(range(1, len(numbers) + 1)):
+            continue
+        words = sum(len(block.split()) for _, block in blocks[found[0][0] :])
+        if words >= CHAPTER_MIN_WORDS * len(found):
+            return {n for n, _ in found}
+    return set()
 
 
 def _is_transcribers(block: str, number: int) -> bool:

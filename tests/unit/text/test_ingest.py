@@ -114,6 +114,8 @@ Category: Informational                                       April 2030
    A second paragraph
    of two short lines.
 
+   {intro}
+
 1.1.  Terms
 
    Words.
@@ -122,15 +124,26 @@ Category: Informational                                       April 2030
 
    Cookies are stored.
 
+   {rules}
+
 3.  References
 
    None.
+
+   {references}
 
 """
 
 
 def test_txt_numbered_sections_are_chapters_and_wrapped_prose_is_not_verse(tmp_path: Path) -> None:
-    book = read_book(_write(tmp_path, "memo.txt", MEMO))
+    # Each section runs 200 words and more, as a chapter does; its prose is wrapped to a width.
+    filler = {
+        name: "More about "
+        + "\n   ".join([f"the {name}, and a line that says a little more for a reader"] * 16)
+        for name in ("intro", "rules", "references")
+    }
+    book = read_book(_write(tmp_path, "memo.txt", MEMO.format(**filler)))
+    said = {name: " ".join(text.split()) for name, text in filler.items()}
     assert _shape(book) == [
         (
             "1. Introduction",
@@ -138,12 +151,13 @@ def test_txt_numbered_sections_are_chapters_and_wrapped_prose_is_not_verse(tmp_p
                 "This memo explains how the example works and why it was written this way, so that "
                 "implementers can follow it without guessing at details.",
                 "A second paragraph\nof two short lines.",  # indented short lines keep theirs
+                said["intro"],
                 "1.1. Terms",
                 "Words.",
             ),
         ),
-        ("2. Rules", ("Cookies are stored.",)),
-        ("3. References", ("None.",)),
+        ("2. Rules", ("Cookies are stored.", said["rules"])),
+        ("3. References", ("None.", said["references"])),
     ]
     assert any("a header of fields (metadata)" in note for note in book.notes)
 
@@ -151,6 +165,18 @@ def test_txt_numbered_sections_are_chapters_and_wrapped_prose_is_not_verse(tmp_p
 def test_txt_a_numbered_list_is_not_a_list_of_chapters(tmp_path: Path) -> None:
     text = "Steps to take.\n\n1. Open the door\n\n3. Close the door\n\n4. Sit down\n"
     assert [c.title for c in read_book(_write(tmp_path, "steps.txt", text)).chapters] == [""]
+
+
+def test_txt_numerals_alone_on_a_line_are_chapters_when_chapters_follow_them(tmp_path: Path) -> None:
+    prose = " ".join(["Он долго ходил по городу и думал о картах."] * 40)
+    text = "".join(f"{numeral}\n\n{numeral}. {prose}\n\n" for numeral in ("I", "II", "III"))
+    assert [c.title for c in read_book(_write(tmp_path, "story.txt", text)).chapters] == [
+        "Chapter I",
+        "Chapter II",
+        "Chapter III",
+    ]
+    stanzas = "".join(f"{n}\n\nA short stanza\nof two lines.\n\n" for n in range(1, 6))
+    assert [c.title for c in read_book(_write(tmp_path, "poem.txt", stanzas)).chapters] == [""]
 
 
 def test_txt_transcriber_s_note_and_contact_address_are_not_read(tmp_path: Path) -> None:
