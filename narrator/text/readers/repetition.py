@@ -33,8 +33,9 @@ MIN_UNITS = 3
 LINK_REPEATS = 3
 #: A repeated text this long is no refrain.
 LONG_WORDS = 6
-#: A page ending with none of these stops in mid-sentence, to go on on the next.
+# Blank lines at a page's top or bottom, left where its header or footer was.
 _BLANK_ENDS = re.compile(r"^([ \t]*\n)+|(\n[ \t]*)+$")
+# A page ending with none of these stops in mid-sentence, to go on on the next.
 _SENTENCE_END = re.compile(r"[.!?:;\"'\u201d\u2019)\]]\s*$")
 
 
