@@ -97,8 +97,10 @@ def titled_chapters(chapters: Iterable[Chapter]) -> tuple[Chapter, ...]:
             shared += 1
         said = {title_key(t) for t in pending}
         new_parents = [p for p in chapter.parents[shared:] if title_key(p) not in said]
-        if number is not None and chapter.parents and new_parents[-1:] == [chapter.parents[-1]]:
-            new_parents.pop()  # already in "Life: 12"
+        if number is not None and chapter.parents:
+            # The part is already in "Life: 12", whether as a parent or as a title-only chapter.
+            new_parents = [p for p in new_parents if p != chapter.parents[-1]]
+            pending = [t for t in pending if title_key(t) != title_key(chapter.parents[-1])]
         heading = [*pending, *new_parents, title]
         kept.append(replace(chapter, title=_joined(heading)))
         pending, announced = [], chapter.parents

@@ -57,14 +57,16 @@ def parse_aozora(text: str) -> Book:
             drafts[-1].blocks.append(Block(plain))
     if not drafts[0].blocks:
         drafts.pop(0)
+    chapters, producers = build_chapters(drafts, title)
     return Book(
         title,
-        build_chapters(drafts, title),
+        chapters,
         authors=(author,) if author else (),
         language="ja",
         language_source="Aozora Bunko notation",
         notes=(
             "Aozora Bunko notation: title and author lines, legend, ruby readings, editor notes "
             f"and the colophon (from line {end + 1}) not read",
+            *producers,
         ),
     )

@@ -20,6 +20,7 @@ from narrator.core.language import well_formed_tag
 from narrator.text.readers.archive import Archive
 from narrator.text.readers.decode import squash
 from narrator.text.readers.matter import build_chapters, matter_rule, word_count
+from narrator.text.readers.repetition import drop_repeats, without
 from narrator.text.readers.titles import bare_number, title_from_stem
 from narrator.text.readers.xhtml import (
     Block,
@@ -34,8 +35,9 @@ from narrator.text.readers.xhtml import (
     types_of,
 )
 
-#: A nested entry this short is one chapter with sections; a longer one is a part of chapters.
-#: (A technical chapter with its sections ran 2,000-8,000 words; a book of a novel, 40,000.)
+#: A nested entry this short (about an hour and a half spoken) is one chapter with sections; a
+#: longer one is a part of chapters. (A technical chapter with its sections ran 2,000-8,000 words;
+#: a book of a novel, 40,000.)
 CHAPTER_WORDS = 12_000
 
 _CONTAINER = "META-INF/container.xml"
@@ -333,6 +335,7 @@ class _Epub:
 
     def drafts(self) -> list[Draft]:
         spine = self.spine()
+        self._drop_repeats(spine)
         toc = self.toc()
         if toc is None:
             if not spine:
@@ -352,6 +355,18 @@ class _Epub:
         if not readable:
             raise BookError(f"{self.path}: the table of contents points at no readable chapter")
         return _chapters_as_listened(self._split(spine, readable))
+
+    def _drop_repeats(self, spine: list[str]) -> None:
+        """Drop the producer's running headers and footers from the documents, keeping anchors."""
+        documents = [self.document(name) for name in spine]
+        dropped, notes = drop_repeats([d.blocks for d in documents], "documents")
+        for document, gone in zip(documents, dropped, strict=True):
+            if gone:
+                document.anchors = {
+                    key: at - sum(i < at for i in gone) for key, at in document.anchors.items()
+                }
+                document.blocks = without(document.blocks, gone)
+        self.notes += notes
 
     def _spine_draft(self, name: str) -> Draft:
         blocks = list(self.document(name).blocks)
@@ -417,10 +432,12 @@ def _words(drafts: list[Draft]) -> int:
 def _chapters_as_listened(drafts: list[Draft]) -> list[Draft]:
     """Keep nested entries as chapters only where a listener navigates by them.
 
-    An entry whose sub-entries are numbered only ("I.", "II."), or, in contents three levels deep,
-    one that is short (a chapter with its sections, not a book of chapters, nor the one part a
-    book of poems has) becomes one chapter: its sub-entries' titles are read as headings in it.
-    Any other ("Book the First") keeps its sub-entries as chapters; its title leads the first.
+    An entry no longer than a chapter is listened to (CHAPTER_WORDS) whose sub-entries are numbered
+    only ("I.", "II."), or, in contents three levels deep, one that is short (a chapter with its
+    sections, not a book of chapters, nor the one part a book of poems has) becomes one chapter:
+    its sub-entries' titles are read as headings in it. Any other ("Book the First", a part of
+    five hours with chapters numbered only) keeps its sub-entries as chapters; its title leads the
+    first.
     """
     merged: list[Draft] = []
     book_words = _words(drafts)
@@ -436,8 +453,8 @@ def _chapters_as_listened(drafts: list[Draft]) -> list[Draft]:
         children = drafts[start + 1 : end]
         numbered = children and all(bare_number(child.title) is not None for child in children)
         words = _words(drafts[start:end])
-        sections = deep and words <= CHAPTER_WORDS and words * 2 < book_words
-        if children and (numbered or sections):
+        sections = deep and words * 2 < book_words
+        if children and words <= CHAPTER_WORDS and (numbered or sections):
             blocks = list(draft.blocks)
             for child in children:
                 number = bare_number(child.title)
@@ -456,7 +473,7 @@ def read_epub(path: Path, notes: str = "drop") -> Book:
         epub = _Epub(path, archive, notes)
         title = epub.title()
         language = epub.language()
-        chapters = build_chapters(epub.drafts(), title)
+        chapters, producers = build_chapters(epub.drafts(), title)
         return Book(
             squash(title),
             chapters,
@@ -464,6 +481,6 @@ def read_epub(path: Path, notes: str = "drop") -> Book:
             language=language or "en",
             language_source="OPF dc:language" if language else "",
             cover=epub.cover(),
-            notes=tuple(epub.notes),
+            notes=(*epub.notes, *producers),
             date=epub.date(),
         )

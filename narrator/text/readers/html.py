@@ -91,12 +91,14 @@ def read_html(path: Path, notes: str = "drop") -> Book:
     title, drafts = drafts_at_headings(document.blocks, document.title)
     title = title or title_from_stem(path)
     language = _stated_language(root)
+    chapters, dropped = build_chapters(drafts, title)
     return Book(
         title,
-        build_chapters(drafts, title),
+        chapters,
         encoding=encoding,
         language=language or "en",
         language_source="document's lang attribute" if language else "",
+        notes=dropped,
     )
 
 

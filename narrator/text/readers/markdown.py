@@ -194,15 +194,16 @@ def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
         unread["front matter (metadata, not text)"] = 1
     book_title = squash(str(matter.get("title") or "")) or title
     book_title, drafts = _drafts(blocks, book_title, bool(matter.get("title")), unread)
+    chapters, repeated = build_chapters(drafts, book_title)
     language = str(matter.get("language") or matter.get("lang") or "").strip().replace("_", "-")
     return Book(
         book_title,
-        build_chapters(drafts, book_title),
+        chapters,
         authors=_names(matter.get("author") or matter.get("authors") or ()),
         language=language or "en",
         language_source="front matter" if language else "",
         date=str(matter.get("date") or "")[:10],
-        notes=tuple(f"Markdown: {what}: {count}" for what, count in unread.items()),
+        notes=(*(f"Markdown: {what}: {count}" for what, count in unread.items()), *repeated),
     )
 
 

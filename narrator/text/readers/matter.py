@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from narrator.core.book import Chapter
+from narrator.text.readers.decode import squash
+from narrator.text.readers.repetition import drop_from_drafts
 from narrator.text.readers.titles import title_key
 from narrator.text.readers.xhtml import Block, Draft
 
@@ -31,14 +33,31 @@ _CONTENTS_TITLE = re.compile(
     r"^(table of )?contents?( and illustrations)?$|^toc$|^(list of )?(illustrations|figures|tables)$", re.I
 )
 _ALSO_BY = re.compile(
-    r"^(also by|by the same author|other (books|titles|works) by|books by|more (books )?by|also available)",
+    r"^(also by|by the same author|other (books|titles|works) by|books by|more (books )?by|also available"
+    r"|recommendations$|you may also (like|enjoy)|similar (users|readers|books|titles))",
     re.IGNORECASE,
 )
+# A producer's credit: "Produced by ... Distributed Proofreading Team", "This etext was prepared by".
+PRODUCED_BY = re.compile(
+    r"^(produced by|e-?text prepared by|transcribed from|this e-?(book|text) (was|is) (prepared|produced) by)"
+    r"\b|\bdistributed proofread(ers?|ing)\b|\bbrought to you by\b",
+    re.IGNORECASE,
+)
+#: The book's first and last blocks of text, where a producer signs it.
+CREDIT_BLOCKS = 5
+#: A credit is a line or two, not a page.
+CREDIT_WORDS = 60
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
+# A page of a web address and a few words is the producer's ("www.feedbooks.com", a slogan).
+_WEB_ADDRESS = re.compile(r"^(https?://|www\.)\S+$", re.IGNORECASE)
 _MATTER_TITLE = re.compile(
     r"^(colophon|copyright( page| notice)?|imprint|legal notice|cover( page)?|title ?page|half ?title"
-    r"|about this e-?book|transcriber'?s notes?|uncopyright|(end|foot)?notes|index)$",
+    r"|about( this e-?book| the (authors?|e-?book|book|publisher|translators?|editors?))?"
+    r"|transcriber'?s notes?|uncopyright|(end|foot)?notes|([\w-]+ ){0,2}index)$",
     re.IGNORECASE,
 )
+# The producer's wrapper as a chapter's title: "The Project Gutenberg eBook of Emma".
+_WRAPPER_TITLE = re.compile(r"^the project gutenberg e-?(book|text) of\b", re.IGNORECASE)
 _MATTER_TYPE_NAMES = """
     cover titlepage halftitlepage copyright-page colophon imprint toc landmarks page-list loi lot
     index seriespage other-credits endnotes footnotes rearnotes
@@ -83,13 +102,20 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     if texts and all(b.boilerplate for b in texts):
         return "Project Gutenberg header or licence"
     title = draft.title.strip().rstrip(".:")
-    first = texts[0].text if texts else ""
     if _CONTENTS_TITLE.match(title):
         return "contents page (by title)"
     if _MATTER_TITLE.match(title):
         return f"{title.lower()} (by title)"
-    if _ALSO_BY.match(title) or (not title and _ALSO_BY.match(first)):
+    if _ALSO_BY.match(title) or (not title and any(_ALSO_BY.match(b.text) for b in texts[:2])):
         return "'also by' page"
+    if _WRAPPER_TITLE.match(title) and not _has_sentences(draft):
+        return "Project Gutenberg header or licence"
+    if (
+        word_count(texts) <= 30
+        and any(_WEB_ADDRESS.match(b.text) for b in texts)
+        and not _has_sentences(draft)
+    ):
+        return "the producer's page (a web address)"
     if texts:
         types = [t for b in texts for t in sorted(_MATTER_TYPES & b.types)[:1]]
         if len(types) * 2 >= len(texts):
@@ -154,13 +180,53 @@ def _chapter(draft: Draft, kind: str, skipped_by: str) -> Chapter:
     return Chapter(draft.title, tuple(paragraphs), frozenset(section_ends), kind, draft.parents, skipped_by)
 
 
-def build_chapters(drafts: list[Draft], book_title: str) -> tuple[Chapter, ...]:
-    """Classify drafts as body, front or back matter, strip boilerplate from the body, make Chapters.
+def _drop_credits(drafts: list[Draft]) -> list[str]:
+    """Drop the producer's credit where producers sign, in the book's first or last blocks of text,
+    and a contact address (a few words and an e-mail address) wherever it stands.
+
+    The credit's next block goes with it when it is a list of names, not a sentence.
+    """
+    said = [(d, i) for d in drafts for i, b in enumerate(d.blocks) if b.text and not b.boilerplate]
+    edges = {*range(min(CREDIT_BLOCKS, len(said))), *range(max(len(said) - CREDIT_BLOCKS, 0), len(said))}
+    gone: dict[int, set[int]] = {}
+    notes = []
+    for n, (draft, i) in enumerate(said):
+        text = draft.blocks[i].text
+        if i in gone.get(id(draft), ()):
+            continue
+        if _EMAIL.search(text) and len(text.split()) <= CREDIT_WORDS // 2 and not _SENTENCE_END.search(text):
+            gone.setdefault(id(draft), set()).add(i)
+            notes.append(f"not read: {squash(text)[:100]!r}: a contact address")
+            continue
+        if n not in edges or len(text.split()) > CREDIT_WORDS or not PRODUCED_BY.search(text):
+            continue
+        lost = [text]
+        gone.setdefault(id(draft), set()).add(i)
+        if n + 1 < len(said) and said[n + 1][0] is draft:
+            names = draft.blocks[said[n + 1][1]].text
+            if len(names.split()) <= CREDIT_WORDS // 2 and not _SENTENCE_END.search(names):
+                gone[id(draft)].add(said[n + 1][1])
+                lost.append(names)
+        notes.append(f"not read: {squash(' '.join(lost))[:100]!r}: the producer's credit")
+    for draft in drafts:
+        if id(draft) in gone:
+            draft.blocks = [b for i, b in enumerate(draft.blocks) if i not in gone[id(draft)]]
+    return notes
+
+
+def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter, ...], tuple[str, ...]]:
+    """Classify drafts as body, front or back matter, strip boilerplate from the body, make Chapters;
+    and the plan-log lines for the paragraphs dropped as the producer's.
 
     A titled page with no text ("Book the First") stays in the body: it titles the chapter after
     it (see ingest.titled_chapters).
     """
     mark_gutenberg(drafts)
+    notes = [*drop_from_drafts(drafts), *_drop_credits(drafts)]
+    for draft in drafts:
+        if (wrapper := _WRAPPER_TITLE.match(draft.title)) and _has_sentences(draft):
+            notes.append(f"title {draft.title!r} read without the producer's wrapper")
+            draft.title = draft.title[wrapper.end() :].strip()
     rules = [
         matter_rule(d, book_title) if d.title.strip() or any(b.text for b in d.blocks) else "no text"
         for d in drafts
@@ -172,7 +238,8 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[Chapter, ...]:
     first = next(
         (n for n, d in enumerate(drafts) if not rules[n] and any(b.text for b in d.blocks)), len(drafts)
     )
-    return tuple(
+    chapters = tuple(
         _chapter(draft, "body" if not rule else "front" if n < first else "back", rule)
         for n, (draft, rule) in enumerate(zip(drafts, rules, strict=True))
     )
+    return chapters, tuple(notes)

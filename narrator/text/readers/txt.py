@@ -15,8 +15,9 @@ from pathlib import Path
 from narrator.core.book import Book
 from narrator.text.readers.aozora import is_aozora, parse_aozora
 from narrator.text.readers.decode import SCENE_BREAK, clean_text, decode_text, squash
-from narrator.text.readers.matter import PG_END, PG_START, build_chapters
-from narrator.text.readers.titles import CHAPTER_LINE, PART_WORDS, title_from_stem, title_key
+from narrator.text.readers.matter import CREDIT_BLOCKS, PG_END, PG_START, PRODUCED_BY, build_chapters
+from narrator.text.readers.repetition import drop_from_pages
+from narrator.text.readers.titles import CHAPTER_LINE, PART_WORDS, bare_number, title_from_stem, title_key
 from narrator.text.readers.xhtml import PAGE_MARKER, Block, Draft
 
 #: Verse lines are at most this long; prose wrapped for print runs to 60-75 characters.
@@ -43,15 +44,25 @@ _ORDINAL_DIVISION = re.compile(
 _CJK_DIVISION = re.compile(
     r"^\s*第[一二三四五六七八九十百千〇零两0-9０-９]+[回章夜节節卷巻篇](?P<name>\s.*)?$"
 )
+# A numbered section heading set flush left on a line of its own: "1.  Introduction", "10. References".
+_NUMBERED_HEADING = re.compile(r"^(?P<number>\d{1,3})\.?[ \t]+(?P<name>[^\W\d_][^\n]*[^.,;:\s])$")
+#: Numbered headings count as chapters only when there are at least this many, numbered 1, 2, 3, ...
+NUMBERED_HEADINGS = 3
+#: ... and the text under them runs this many words a heading on average (a sonnet is 110).
+CHAPTER_MIN_WORDS = 200
 _ILLUSTRATION = re.compile(r"\[Illustration(?:[:.]\s*(?P<caption>[^\]]*))?\]", re.IGNORECASE)
 _FOOTNOTE = re.compile(
     r"^\[Footnote\s+(?P<label>[^:\]\s]+)\s*:\s*(?P<text>.*)\]\s*$", re.IGNORECASE | re.DOTALL
 )
 _NOTE_MARK = re.compile(r"\[(?P<label>[0-9]{1,3}|[A-Z]|[*†‡])\]")
-_HEADER_FIELD = re.compile(r"^(Title|Author|Language):[ \t]*(.+)$", re.MULTILINE)
-_PRODUCED_BY = re.compile(
-    r"^(produced by|e-?text prepared by|transcribed from|this e-?text was (prepared|produced) by)\b", re.I
+_TRANSCRIBERS_WORDS = re.compile(
+    r"e-?text|electronic (edition|text|version)|transcri|project gutenberg|https?://|www\.|web ?site"
+    r"|proofread",
+    re.IGNORECASE,
 )
+# "Request for Comments: 6265", "Category: Standards Track", "Release date: May 1, 2004".
+_FIELD = re.compile(r"(^|\s{2})[A-Z][\w -]{1,30}:[ \t]+\S")
+_HEADER_FIELD = re.compile(r"^(Title|Author|Language):[ \t]*(.+)$", re.MULTILINE)
 #: This many headings in a row with nothing under them are a list ("THE SCENES OF THE PLAY").
 HEADING_LIST = 3
 # Gutenberg names the language in English; the tags narrator's segmenter and voices go by.
@@ -67,15 +78,25 @@ CAPTION = "Illustration: "
 _FIGURE = "\ue001"
 
 
+def _is_wrapped(raw_lines: list[str]) -> bool:
+    """Prose wrapped to a width: every line but the last long, most running on without a stop,
+    and not every line capitalised as verse is."""
+    full = [line.strip() for line in raw_lines[:-1]]
+    stops = sum(line.endswith((",", ".", ";", ":", "!", "?")) for line in full)
+    capitals = all(_VERSE_LINE_START.match(line.strip()) for line in raw_lines[1:])
+    return all(len(line) > VERSE_LINE_CHARS for line in full) and stops * 2 <= len(full) and not capitals
+
+
 def _is_verse(raw_lines: list[str]) -> bool:
-    """Two or more lines, all indented, or all short and capitalised as verse is printed.
+    """Two or more lines, all indented and not prose wrapped to a width (an RFC's paragraphs), or
+    all short and capitalised as verse is printed.
 
     Short lines that each end a sentence read the same either way, so they stay prose.
     """
     if len(raw_lines) < 2:
         return False
     if all(line.startswith(("  ", "\t")) for line in raw_lines):
-        return True
+        return not _is_wrapped(raw_lines)
     stripped = [line.strip() for line in raw_lines]
     return all(
         len(line) <= VERSE_LINE_CHARS and _VERSE_LINE_START.match(line) for line in stripped
@@ -203,6 +224,35 @@ def _blocks(text: str) -> list[tuple[int, str]]:
     return [(parts[n - 1].count("\n") - 1, parts[n]) for n in range(2, len(parts), 2) if parts[n].strip()]
 
 
+def _numbered_headings(blocks: list[tuple[int, str]]) -> set[int]:
+    """Which blocks are a text's numbered headings: lines of their own, numbered 1, 2, 3 ... in
+    order, either flush-left sections ("1.  Introduction") or numerals alone ("IV"), with a
+    chapter's worth of text between them (a numbered list, stanza numbers or a stray "64. One
+    creature" are not)."""
+    lines = [block.strip("\n") if "\n" not in block.strip("\n") else "" for _, block in blocks]
+    sections = [(n, int(m["number"])) for n, line in enumerate(lines) if (m := _NUMBERED_HEADING.match(line))]
+    numerals = [(n, value) for n, line in enumerate(lines) if (value := bare_number(line)) is not None]
+    for found in (sections, numerals):
+        numbers = [number for _, number in found]
+        if len(found) < NUMBERED_HEADINGS or numbers != list(range(1, len(numbers) + 1)):
+            continue
+        words = sum(len(block.split()) for _, block in blocks[found[0][0] :])
+        if words >= CHAPTER_MIN_WORDS * len(found):
+            return {n for n, _ in found}
+    return set()
+
+
+def _is_transcribers(block: str, number: int) -> bool:
+    """A bracketed note among the text's first blocks about the edition: "[This electronic edition"."""
+    return number < CREDIT_BLOCKS and bool(_TRANSCRIBERS_WORDS.search(block))
+
+
+def _is_field_header(block: str) -> bool:
+    """A memo's header at the top of a text: three lines or more, most of them "Field: value"."""
+    lines = block.split("\n")
+    return len(lines) >= 3 and sum(bool(_FIELD.search(line)) for line in lines) * 2 > len(lines)
+
+
 def _spaced_heading(raw_lines: list[str], blanks: int) -> bool:
     """A short block set off by Gutenberg's blank lines: "THE MERMAID OF ZENNOR", "INTRODUCTION."."""
     return (
@@ -215,6 +265,7 @@ def _spaced_heading(raw_lines: list[str], blanks: int) -> bool:
 
 
 def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
+    text, dropped = drop_from_pages(text)
     text = clean_text(text)
     header = _header(text)
     note_choice = _Notes(read=notes == "read")
@@ -224,16 +275,23 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     for _, block in blocks:
         if footnote := _FOOTNOTE.match(block.strip()):
             note_choice.footnotes[footnote["label"]] = squash(footnote["text"])
+    numbered = _numbered_headings(blocks)
     drafts: list[Draft] = [Draft("")]
     note_depth = 0
     for number, (blanks, block) in enumerate(blocks):
         opening = block.strip()
-        if (number < 3 and opening.startswith("[")) or note_depth:
+        if note_depth or (opening.startswith("[") and (number < 3 or _is_transcribers(opening, number))):
             # A transcriber's note may run over several blocks, with brackets of its own inside.
+            if not note_depth:
+                dropped.append(f"not read: {squash(opening)[:100]!r}: a bracketed note at the top")
             note_depth += opening.count("[") - opening.count("]")
             continue
-        if number < 3 and _PRODUCED_BY.match(opening):
-            continue  # the transcriber's credit
+        if number < 3 and PRODUCED_BY.search(opening):
+            dropped.append(f"not read: {squash(opening)[:100]!r}: the producer's credit")
+            continue
+        if number < 3 and _is_field_header(opening):
+            dropped.append(f"not read: {squash(opening)[:100]!r}: a header of fields (metadata)")
+            continue
         if _FOOTNOTE.match(opening):
             continue
         if opening.startswith(_FIGURE):
@@ -246,9 +304,9 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
         if len(raw_lines) >= 3 and all(_heading(line.strip()) for line in raw_lines):
             continue  # a list of acts or chapters: contents, not story
         heading = _heading(raw_lines[0].strip()) if raw_lines else None
-        if heading or (raw_lines and _spaced_heading(raw_lines, blanks)):
+        if heading or number in numbered or (raw_lines and _spaced_heading(raw_lines, blanks)):
             # Gutenberg style: "CHAPTER I." with the chapter's name on the next line.
-            title_lines, rest = [raw_lines[0].strip()], raw_lines[1:]
+            title_lines, rest = [squash(raw_lines[0])], raw_lines[1:]
             named = heading is not None and heading.re is CHAPTER_LINE and heading.group(4)
             if not named and rest and len(rest[0].strip()) <= HEADING_CHARS:
                 title_lines, rest = [*title_lines, rest[0].strip()], rest[1:]
@@ -264,12 +322,14 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     book_title = header.get("title") or title
     language = _LANGUAGE_NAMES.get(header.get("language", "").split(",")[0].strip().lower(), "")
     authors = tuple(a.strip() for a in re.split(r"\s+and\s+|;", header.get("author", "")) if a.strip())
+    chapters, producers = build_chapters(drafts, book_title)
     return Book(
         book_title,
-        build_chapters(drafts, book_title),
+        chapters,
         authors=authors,
         language=language or "en",
         language_source="Gutenberg 'Language:' line" if language else "",
+        notes=(*dropped, *producers),
     )
 
 

@@ -65,6 +65,9 @@ _NOTE_TYPES = frozenset({"footnote", "endnote", "rearnote", "note"})
 _NOTE_CLASS = re.compile(r"footnote|noteref|fnref")
 _NOTE_MARK = re.compile(r"^\s*(\[\s*\d+\s*\]|\(\s*\d+\s*\)|[*†‡§¶]+)\s*$")
 _NO_LETTERS = re.compile(r"^[\W\d_]+$")
+# A link's address printed after its text by the producer ("pip [https://pip.pypa.io/]"): the text
+# is read, the address is for the eye.
+_SHOWN_URL = re.compile(r"\s*[\[(]\s*(https?://|www\.)\S+\s*[\])]\s*", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -294,6 +297,8 @@ class _Extractor:
         if self.drop_notes and (tag == "figcaption" or types_of(element) & _NOTE_TYPES):
             return
         if tag == "pre" and _is_code(element):
+            return
+        if tag in ("span", "small") and _SHOWN_URL.fullmatch(text_of(element)):
             return
         if (
             {"pagebreak", "doc-pagebreak"} & types_of(element)

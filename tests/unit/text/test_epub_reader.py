@@ -12,7 +12,7 @@ from conftest import BOOKS, alice_path
 from narrator.core.book import Book, Chapter
 from narrator.core.errors import BookError
 from narrator.text.ingest import read_book
-from narrator.text.readers import READERS
+from narrator.text.readers import READERS, epub
 from narrator.text.readers import archive as zip_archive
 from narrator.text.readers.epub import read_epub
 
@@ -340,6 +340,28 @@ def test_epub2_ncx_in_play_order_with_nested_points_flattened(epub2: Path) -> No
     ]
 
 
+def test_chapters_numbered_only_are_chapters_in_a_long_part_and_headings_in_a_short_one(
+    tmp_path: Path,
+) -> None:
+    """A part of two hours keeps its "I.", "II." as chapters; a short poem's numbered parts stay in it."""
+    long = "It rained. " * (epub.CHAPTER_WORDS // 3)
+    points = nav_point(
+        1, "Part One", "a.xhtml", nav_point(2, "I.", "a.xhtml#i") + nav_point(3, "II.", "a.xhtml#ii")
+    ) + nav_point(
+        4, "The Poem", "b.xhtml", nav_point(5, "I.", "b.xhtml#i") + nav_point(6, "II.", "b.xhtml#ii")
+    )
+    files = {
+        "a.xhtml": page(f'<h1>Part One</h1><h2 id="i">I.</h2><p>{long}</p><h2 id="ii">II.</h2><p>{long}</p>'),
+        "b.xhtml": page('<h1>The Poem</h1><h2 id="i">I.</h2><p>Sing.</p><h2 id="ii">II.</h2><p>Again.</p>'),
+        "toc.ncx": ncx(points),
+    }
+    manifest = [(n, f"{n}.xhtml", "application/xhtml+xml", "") for n in "ab"]
+    package = opf([*manifest, ("ncx", "toc.ncx", "application/x-dtbncx+xml", "")], ["a", "b"], toc="ncx")
+    book = read_book(write_epub(tmp_path / "parts.epub", files, package))
+    assert [c.title for c in book.chapters] == ["Part One: 1", "Part One: 2", "The Poem"]
+    assert book.chapters[2].paragraphs == ("1.", "Sing.", "2.", "Again.")
+
+
 def test_epub2_gutenberg_licence_shared_with_the_last_chapter_is_stripped(epub2: Path) -> None:
     # read_epub keeps even the text-less "Book One"; the body has no boilerplate at all.
     book = read_epub(epub2)
@@ -359,6 +381,31 @@ def test_epub_without_toc_falls_back_to_spine_documents(tmp_path: Path) -> None:
         ("Chapter 1 The Beginning", ("First words.",)),
         ("The Middle", ("Second words.", "Part of it", "More.")),
     ]
+
+
+def test_a_navigation_bar_and_footer_on_every_document_are_not_read(tmp_path: Path) -> None:
+    """A documentation tool's pages: the bar and footer go, anchors into the pages still cut them."""
+    links = '<li><a href="a.xhtml">next</a></li><li><a href="b.xhtml">previous</a></li>'
+    bar = f"<div><h3>Navigation</h3><ul>{links}</ul></div>"
+    footer = "<div><p>© Copyright 2024, The Authors. Created using Sphinx 7.2.</p></div>"
+    texts = ["First words.", "Second words.", "Third words."]
+    files = {
+        f"{name}.xhtml": page(f'{bar}<h1 id="go">Part {name}</h1><p>{text}</p>{footer}')
+        for name, text in zip("abc", texts, strict=True)
+    }
+    manifest = [(name, f"{name}.xhtml", "application/xhtml+xml", "") for name in "abc"]
+    points = "".join(nav_point(n, f"Part {name}", f"{name}.xhtml#go") for n, name in enumerate("abc", 1))
+    book = read_book(
+        write_epub(
+            tmp_path / "docs.epub",
+            {**files, "toc.ncx": ncx(points)},
+            opf([*manifest, ("ncx", "toc.ncx", "application/x-dtbncx+xml", "")], list("abc"), toc="ncx"),
+        )
+    )
+    assert [(c.title, c.paragraphs) for c in book.chapters] == [
+        (f"Part {name}", (text,)) for name, text in zip("abc", texts, strict=True)
+    ]
+    assert sum("at the top or bottom of 3 of 3 documents" in note for note in book.notes) == 4
 
 
 def test_documents_the_toc_skips_continue_a_chapter_unless_they_are_matter(tmp_path: Path) -> None:
@@ -389,6 +436,40 @@ def test_documents_the_toc_skips_continue_a_chapter_unless_they_are_matter(tmp_p
         ("Also by Ann Author", "back", ("Another Book", "A Third Book")),
         ("Table of Contents", "back", ("One", "Two")),
     ]
+
+
+def test_a_producer_s_signatures_are_not_read(tmp_path: Path) -> None:
+    """Credits, wrapper title, about, recommendation and web-address pages, printed link addresses."""
+    names = ["one", "about", "two", "similar", "site"]
+    files = {
+        "one.xhtml": page(
+            "<h1>The Project Gutenberg eBook of Emma</h1>"
+            "<p>Produced by Ann Reader and the Online Distributed Proofreading Team.</p>"
+            "<p>Emma Woodhouse, handsome, clever, and rich, had lived nearly twenty-one years.</p>"
+        ),
+        "about.xhtml": page("<h1>About</h1><p>About the Author: she wrote six novels.</p>"),
+        "two.xhtml": page(
+            '<h1>Volume II</h1><p>She read <a href="https://example.org/">the news</a>'
+            '<span class="link-target"> [https://example.org/]</span> with care.</p>'
+        ),
+        "similar.xhtml": page("<h1>Recommendations</h1><p>Loved this book?</p><p>Persuasion</p>"),
+        "site.xhtml": page("<p>www.example.com</p><p>Food for thought</p>"),
+    }
+    manifest = [(name, f"{name}.xhtml", "application/xhtml+xml", "") for name in names]
+    book = read_book(write_epub(tmp_path / "signed.epub", files, opf(manifest, names)))
+    assert [(c.title, c.kind, c.skipped_by) for c in book.chapters] == [
+        ("Emma", "body", ""),
+        ("About", "back", "about (by title)"),
+        ("Volume II", "body", ""),
+        ("Recommendations", "back", "'also by' page"),
+        ("", "back", "the producer's page (a web address)"),
+    ]
+    assert book.chapters[0].paragraphs == (
+        "Emma Woodhouse, handsome, clever, and rich, had lived nearly twenty-one years.",
+    )
+    assert book.chapters[2].paragraphs == ("She read the news with care.",)
+    credit = "Produced by Ann Reader and the Online Distributed Proofreading Team."
+    assert f"not read: {credit!r}: the producer's credit" in book.notes
 
 
 def test_font_obfuscation_is_not_drm(tmp_path: Path, epub3: Path) -> None:

@@ -101,6 +101,100 @@ def test_txt_gutenberg_roman_chapter_with_title_on_next_line(tmp_path: Path) -> 
     ]
 
 
+MEMO = """\
+Network Working Group                                          A. Author
+Request for Comments: 9999                                   Example Org
+Category: Informational                                       April 2030
+
+1.  Introduction
+
+   This memo explains how the example works and why it was written this
+   way, so that implementers can follow it without guessing at details.
+
+   A second paragraph
+   of two short lines.
+
+   {intro}
+
+1.1.  Terms
+
+   Words.
+
+2.  Rules
+
+   Cookies are stored.
+
+   {rules}
+
+3.  References
+
+   None.
+
+   {references}
+
+"""
+
+
+def test_txt_numbered_sections_are_chapters_and_wrapped_prose_is_not_verse(tmp_path: Path) -> None:
+    # Each section runs 200 words and more, as a chapter does; its prose is wrapped to a width.
+    filler = {
+        name: "More about "
+        + "\n   ".join([f"the {name}, and a line that says a little more for a reader"] * 16)
+        for name in ("intro", "rules", "references")
+    }
+    book = read_book(_write(tmp_path, "memo.txt", MEMO.format(**filler)))
+    said = {name: " ".join(text.split()) for name, text in filler.items()}
+    assert _shape(book) == [
+        (
+            "1. Introduction",
+            (
+                "This memo explains how the example works and why it was written this way, so that "
+                "implementers can follow it without guessing at details.",
+                "A second paragraph\nof two short lines.",  # indented short lines keep theirs
+                said["intro"],
+                "1.1. Terms",
+                "Words.",
+            ),
+        ),
+        ("2. Rules", ("Cookies are stored.", said["rules"])),
+        ("3. References", ("None.", said["references"])),
+    ]
+    assert any("a header of fields (metadata)" in note for note in book.notes)
+
+
+def test_txt_a_numbered_list_is_not_a_list_of_chapters(tmp_path: Path) -> None:
+    text = "Steps to take.\n\n1. Open the door\n\n3. Close the door\n\n4. Sit down\n"
+    assert [c.title for c in read_book(_write(tmp_path, "steps.txt", text)).chapters] == [""]
+
+
+def test_txt_numerals_alone_on_a_line_are_chapters_when_chapters_follow_them(tmp_path: Path) -> None:
+    prose = " ".join(["Он долго ходил по городу и думал о картах."] * 40)
+    text = "".join(f"{numeral}\n\n{numeral}. {prose}\n\n" for numeral in ("I", "II", "III"))
+    assert [c.title for c in read_book(_write(tmp_path, "story.txt", text)).chapters] == [
+        "Chapter I",
+        "Chapter II",
+        "Chapter III",
+    ]
+    stanzas = "".join(f"{n}\n\nA short stanza\nof two lines.\n\n" for n in range(1, 6))
+    assert [c.title for c in read_book(_write(tmp_path, "poem.txt", stanzas)).chapters] == [""]
+
+
+def test_txt_transcriber_s_note_and_contact_address_are_not_read(tmp_path: Path) -> None:
+    text = (
+        "KALEVALA\n\n[1849 edition]\n\nElias Lonnrot\n\n(1802-1884)\n\n"
+        "[This electronic edition has been copied verbatim from the printed edition,\n"
+        "as posted on their web site.]\n\n"
+        "CHAPTER I.\n\nThe song begins here, and it is long.\n\n"
+        "Comments and corrections:\n  The Society\n  Ann Editor\n  ann.editor@example.org\n\n"
+        "CHAPTER II.\n\nThe song goes on.\n"
+    )
+    book = read_book(_write(tmp_path, "song.txt", text))
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "electronic edition" not in spoken and "@" not in spoken
+    assert "The song begins here, and it is long." in spoken
+    assert sum(note.startswith("not read:") for note in book.notes) == 3
+
+
 def test_txt_crlf_and_bom(tmp_path: Path) -> None:
     path = tmp_path / "w.txt"
     path.write_bytes("\ufeffChapter 1\r\n\r\nLine one\r\nline two.\r\n\r\nNext.\r\n".encode())
