@@ -131,10 +131,12 @@ def read_docx(path: Path, notes: str = "drop") -> Book:
     title = squash(title) or title_from_stem(path)
     language, source = _language(parts)
     authors = [squash(name) for name in re.split(r"[;\n]", _core(parts, "creator"))]
+    chapters, dropped = build_chapters(drafts, title)
     return Book(
         title,
-        build_chapters(drafts, title),
+        chapters,
         authors=tuple(name for name in authors if name),
         language=language or "en",
         language_source=source,
+        notes=dropped,
     )

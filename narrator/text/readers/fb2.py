@@ -204,12 +204,14 @@ def read_fb2(path: Path, notes: str = "drop") -> Book:
     fb2 = _Fb2(path, root, notes)
     title = fb2.title()
     language = fb2.language()
+    chapters, dropped = build_chapters(fb2.drafts(), title)
     return Book(
         squash(title),
-        build_chapters(fb2.drafts(), title),
+        chapters,
         authors=fb2.authors(),
         language=language or "en",
         language_source="FB2 title-info lang" if language else "",
         cover=fb2.cover(),
         date=fb2.date(),
+        notes=dropped,
     )

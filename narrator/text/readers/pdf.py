@@ -453,11 +453,13 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
     else:
         found, drafts = _heading_drafts(paragraphs, body)
         title = metadata.title or found or title
+    chapters, dropped = build_chapters(drafts, title)
     return Book(
         squash(title),
-        build_chapters(drafts, title),
+        chapters,
         authors=metadata.authors,
         language=metadata.language or "en",
         language_source=metadata.language_source,
         date=metadata.date,
+        notes=dropped,
     )

@@ -71,6 +71,14 @@ def drop_repeats(units: Sequence[list[Block]], unit_name: str) -> tuple[list[set
         at_edge.update(set(texts[:EDGE_BLOCKS] + texts[-EDGE_BLOCKS:]))
     live = sum(any(unit_keys) for unit_keys in keys)
     frequent = {k for k, n in at_edge.items() if n >= max(MIN_UNITS, EDGE_SHARE * live)}
+    # A header or footer frames the author's text: one that stands alone in most of its units is the
+    # text itself said again (a filler paragraph that is every chapter of a sample document).
+    framing: Counter[str] = Counter()
+    for unit_keys in keys:
+        present = set(unit_keys) - {""}
+        if present - frequent:
+            framing.update(present & frequent)
+    frequent = {k for k in frequent if 2 * framing[k] >= at_edge[k]}
     lone = [_lone_links(unit, unit_keys) for unit, unit_keys in zip(units, keys, strict=True)]
     links = Counter(unit_keys[i] for unit_keys, found in zip(keys, lone, strict=True) for i in found)
     dropped: list[set[int]] = [set() for _ in units]

@@ -111,3 +111,12 @@ def test_an_html_book_s_navigation_links_are_not_read(tmp_path: Path) -> None:
     book = read_book(path)
     assert [c.paragraphs for c in book.chapters] == [(line,) for line in LINES[:3]]
     assert any("'To the contents' and 2 more like it" in note for note in book.notes)
+
+
+def test_text_that_is_the_whole_of_most_units_is_not_a_frame() -> None:
+    # A sample document whose every chapter is the same filler paragraph: before, the repetition
+    # pass took it for a header and left every chapter empty.
+    filler = "Hello, here is some text without a meaning, which fills the page as a sample."
+    units = [[Block(f"Chapter {n}"), Block(filler)] for n in range(4)]
+    dropped, notes = drop_repeats(units, "chapters")
+    assert dropped == [set()] * 4 and notes == []
