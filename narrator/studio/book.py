@@ -109,7 +109,7 @@ class Studio:
         if key in {entry.key for entry in current.entries}:
             raise UserError(f"{key!r} is already in {self.lexicon_path}; edit it there")
         value: Any = {"say": say, "ignore_case": True} if ignore_case else say
-        added = yaml.safe_dump({key: value}, allow_unicode=True, default_flow_style=None, width=1000)
+        added = yaml.safe_dump({key: value}, allow_unicode=True, default_flow_style=False, width=1000)
         text = (old if not old or old.endswith("\n") else old + "\n") + added
         entries = {entry.key: entry for entry in current.entries}
         entries[key] = Lexicon.from_mapping({key: value}, str(self.lexicon_path)).entries[0]
