@@ -18,6 +18,7 @@ from starlette.routing import Route
 
 from narrator.core.catalog import Row, rows_by_chapter
 from narrator.core.errors import UserError
+from narrator.core.pace import pace_of
 from narrator.render.asr import Evidence
 from narrator.studio.book import Change, Studio
 
@@ -27,6 +28,8 @@ HELP = (
     "<p class='help'>▶ plays a segment and on through the rest; space: play/pause, ←/→: previous/next; "
     "select a word to respell it below.</p>"
 )
+#: The book page's table of chapters.
+COLUMNS = ("chapter", "segments", "", "speech", "pace", "flagged")
 #: The most matches a search or a preview lists.
 LISTED = 200
 
@@ -107,16 +110,17 @@ def build_app(studio: Studio, token: str) -> Starlette:
         lines = []
         for index, chapter in rows_by_chapter(rows).items():
             done = sum(row.completed for row in chapter)
-            seconds = sum(row.seconds for row in chapter)
+            pace = pace_of(chapter)
+            wpm = f"{pace.wpm:.0f} wpm" if pace.wpm else ""
             flagged = sum(not heard[r.segment_id].score.passed for r in chapter if r.segment_id in heard)
             lines.append(
                 f'<tr><td><a href="/chapter/{index}?token={escape(token)}">{index}. '
                 f"{escape(chapter[0].chapter_title or '(untitled)')}</a></td><td>{done}/{len(chapter)}</td>"
                 f"<td><progress max='{len(chapter)}' value='{done}'></progress></td>"
-                f"<td>{_minutes(seconds)}</td><td>{flagged}</td></tr>"
+                f"<td>{_minutes(pace.speech_seconds)}</td><td>{wpm}</td><td>{flagged}</td></tr>"
             )
-        table = "<tr><th>chapter</th><th>segments</th><th></th><th>speech</th><th>flagged</th></tr>"
-        body = f"<h1>{escape(studio.results.name)}</h1><table>{table}{''.join(lines)}</table>"
+        head = "".join(f"<th>{name}</th>" for name in COLUMNS)
+        body = f"<h1>{escape(studio.results.name)}</h1><table><tr>{head}</tr>{''.join(lines)}</table>"
         return _page(studio.results.name, token, body + _lexicon_form(studio))
 
     async def chapter(request: Request) -> Response:

@@ -98,8 +98,9 @@ class Studio:
 
     # --- the lexicon ---------------------------------------------------------------------------
 
-    def _lexicon_with(self, key: str, say: str, ignore_case: bool) -> tuple[str, Lexicon]:
-        """The lexicon file's text with the entry added, and that lexicon; UserError for bad input."""
+    def _lexicon_with(self, key: str, say: str, ignore_case: bool) -> tuple[str, Lexicon, Lexicon]:
+        """The lexicon file's text with the entry added, that lexicon, and the entry alone as one;
+        UserError for bad input."""
         if not key.strip():
             raise UserError("select or type the word to respell")
         if not say.strip():
@@ -111,28 +112,31 @@ class Studio:
         value: Any = {"say": say, "ignore_case": True} if ignore_case else say
         added = yaml.safe_dump({key: value}, allow_unicode=True, default_flow_style=False, width=1000)
         text = (old if not old or old.endswith("\n") else old + "\n") + added
-        entries = {entry.key: entry for entry in current.entries}
-        entries[key] = Lexicon.from_mapping({key: value}, str(self.lexicon_path)).entries[0]
-        return text, Lexicon(tuple(entries.values()), str(self.lexicon_path))
+        alone = Lexicon.from_mapping({key: value}, str(self.lexicon_path))
+        entries = (*current.entries, *alone.entries)
+        return text, Lexicon(entries, str(self.lexicon_path)), alone
 
-    def changes(self, lexicon: Lexicon) -> list[Change]:
-        """Every segment whose spoken text the plan would make different with ``lexicon``."""
+    def changes(self, lexicon: Lexicon, entry: Lexicon) -> list[Change]:
+        """Every segment whose spoken text the plan would make different with ``lexicon``, among
+        those where the new ``entry`` matches (normalizing every segment of a long book takes seconds)."""
         speak = speaker(lexicon, self.config["engine"], self.language, self.config["urls"])
         changed = []
         for row in self.rows():
+            if not entry.entries_matching(row.text):
+                continue
             spoken = speak(row.text, title=row.paragraph == 0)
             if spoken != row.spoken:
                 changed.append(Change(row, spoken))
         return changed
 
     def preview(self, key: str, say: str, ignore_case: bool) -> list[Change]:
-        return self.changes(self._lexicon_with(key, say, ignore_case)[1])
+        return self.changes(*self._lexicon_with(key, say, ignore_case)[1:])
 
     def save(self, key: str, say: str, ignore_case: bool) -> list[Change]:
         """Append the entry to the lexicon file, atomically and under the book's lock."""
         with self._edit, holding(self.results, "narrator studio"):
-            text, lexicon = self._lexicon_with(key, say, ignore_case)
-            changes = self.changes(lexicon)
+            text, lexicon, entry = self._lexicon_with(key, say, ignore_case)
+            changes = self.changes(lexicon, entry)
             with publishing(self.lexicon_path) as temp:
                 temp.write_text(text, encoding="utf-8")
                 Lexicon.load(temp)  # what the plan will read must load; else the temp is dropped

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,20 @@ def test_without_the_extra_the_command_says_how_to_get_it(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "uvicorn", None)
     assert main(["studio"]) == 2
     assert capsys.readouterr().err == "narrator: the studio needs its extra: pip install 'narrator[studio]'\n"
+
+
+def test_edits_from_two_tabs_at_once_both_land(studio):
+    words = ["lamp", "road", "friend", "river", "hills", "winding"]
+    with ThreadPoolExecutor(len(words)) as pool:
+        list(pool.map(lambda word: studio.save(word, f"{word}-ee", False), words))
+    assert sorted(entry.key for entry in Lexicon.load(studio.lexicon_path).entries) == sorted(words)
+
+
+def test_a_render_running_is_followed_not_started_twice(client, studio, monkeypatch):
+    monkeypatch.setattr(studio, "command", lambda: [sys.executable, "-c", "import time; time.sleep(2)"])
+    first = client.post(f"/api/render?token={TOKEN}").json()
+    process = studio.render.process
+    second = client.post(f"/api/render?token={TOKEN}").json()
+    assert first["state"] == second["state"] == "running" and studio.render.process is process
+    process.wait(10)
+    assert get(client, "/api/progress").json()["state"] == "done"
