@@ -88,6 +88,7 @@ def _lexicon_form(studio: Studio) -> str:
 <p>Select a word in the text, or type it; say how to pronounce it. Saved to
 <code>{escape(str(studio.lexicon_path))}</code>.</p>
 <input id="lex-key" placeholder="word or /regex/"> → <input id="lex-say" placeholder="respelling">
+<input id="lex-phonemes" placeholder="phonemes (IPA; Piper)">
 <label><input type="checkbox" id="lex-case"> ignore case</label>
 <button id="lex-preview">preview</button> <button id="lex-save">save</button>
 <p id="lex-message" role="status"></p><ul id="lex-changes"></ul></section>
@@ -164,9 +165,10 @@ def build_app(studio: Studio, token: str) -> Starlette:
             return PlainTextResponse("not found", status_code=404)
         return Response(files("narrator.studio").joinpath(name).read_bytes(), media_type=STATIC[name])
 
-    async def entry(request: Request) -> tuple[str, str, bool]:
+    async def entry(request: Request) -> tuple[str, str, bool, str]:
         data = await request.json()
-        return str(data.get("key", "")), str(data.get("say", "")), bool(data.get("ignore_case", False))
+        key, say, phonemes = (str(data.get(name, "")).strip() for name in ("key", "say", "phonemes"))
+        return key, say, bool(data.get("ignore_case", False)), phonemes
 
     def listed(changes: list[Change]) -> list[dict[str, Any]]:
         return [

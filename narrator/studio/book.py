@@ -98,7 +98,9 @@ class Studio:
 
     # --- the lexicon ---------------------------------------------------------------------------
 
-    def _lexicon_with(self, key: str, say: str, ignore_case: bool) -> tuple[str, Lexicon, Lexicon]:
+    def _lexicon_with(
+        self, key: str, say: str, ignore_case: bool, phonemes: str
+    ) -> tuple[str, Lexicon, Lexicon]:
         """The lexicon file's text with the entry added, that lexicon, and the entry alone as one;
         UserError for bad input."""
         if not key.strip():
@@ -109,7 +111,11 @@ class Studio:
         current = Lexicon.load(self.lexicon_path) if old else Lexicon(source=str(self.lexicon_path))
         if key in {entry.key for entry in current.entries}:
             raise UserError(f"{key!r} is already in {self.lexicon_path}; edit it there")
-        value: Any = {"say": say, "ignore_case": True} if ignore_case else say
+        value: Any = say
+        if ignore_case or phonemes:
+            # The fields the lexicon takes, only those given (phonemes: engines that take them, Piper).
+            value = {"say": say, **({"phonemes": phonemes} if phonemes else {})}
+            value |= {"ignore_case": True} if ignore_case else {}
         added = yaml.safe_dump({key: value}, allow_unicode=True, default_flow_style=False, width=1000)
         text = (old if not old or old.endswith("\n") else old + "\n") + added
         alone = Lexicon.from_mapping({key: value}, str(self.lexicon_path))
@@ -129,13 +135,13 @@ class Studio:
                 changed.append(Change(row, spoken))
         return changed
 
-    def preview(self, key: str, say: str, ignore_case: bool) -> list[Change]:
-        return self.changes(*self._lexicon_with(key, say, ignore_case)[1:])
+    def preview(self, key: str, say: str, ignore_case: bool, phonemes: str = "") -> list[Change]:
+        return self.changes(*self._lexicon_with(key, say, ignore_case, phonemes)[1:])
 
-    def save(self, key: str, say: str, ignore_case: bool) -> list[Change]:
+    def save(self, key: str, say: str, ignore_case: bool, phonemes: str = "") -> list[Change]:
         """Append the entry to the lexicon file, atomically and under the book's lock."""
         with self._edit, holding(self.results, "narrator studio"):
-            text, lexicon, entry = self._lexicon_with(key, say, ignore_case)
+            text, lexicon, entry = self._lexicon_with(key, say, ignore_case, phonemes)
             changes = self.changes(lexicon, entry)
             with publishing(self.lexicon_path) as temp:
                 temp.write_text(text, encoding="utf-8")

@@ -54,6 +54,7 @@ async function lexicon(path) {
     key: document.getElementById("lex-key").value,
     say: document.getElementById("lex-say").value,
     ignore_case: document.getElementById("lex-case").checked,
+    phonemes: document.getElementById("lex-phonemes").value,
   };
   const response = await fetch(api(path), { method: "POST", body: JSON.stringify(entry) });
   const answer = await response.json();

@@ -101,8 +101,10 @@ def test_listen_fix_and_re_render_only_what_changed(tiny, tmp_path):
             page.wait_for_function("document.getElementById('lex-message').textContent.includes('saved in')")
 
             page.click("#render-start")
+            # Idle until the press is answered, then running until the run ends.
             page.wait_for_function(
-                "document.getElementById('render-state').dataset.state !== 'running'", timeout=300_000
+                "!['idle', 'running'].includes(document.getElementById('render-state').dataset.state)",
+                timeout=300_000,
             )
             assert page.get_attribute("#render-state", "data-state") == "done", page.inner_text("#render-log")
             assert page.evaluate("document.getElementById('render-bar').value") == 100

@@ -115,6 +115,7 @@ def test_a_lexicon_entry_previews_exactly_what_the_re_plan_renders_again(client,
         ({"key": "", "say": "x"}, "select or type the word"),
         ({"key": "/(road/", "say": "x"}, "invalid regular expression"),
         ({"key": "/a*/", "say": "x"}, "matches empty text"),
+        ({"key": "road", "say": "x", "phonemes": "[[ r ]]"}, "must not contain [["),
     ],
 )
 def test_bad_entries_are_refused_in_one_line_and_nothing_is_written(client, studio, entry, problem):
@@ -186,3 +187,10 @@ def test_a_render_running_is_followed_not_started_twice(client, studio, monkeypa
     assert first["state"] == second["state"] == "running" and studio.render.process is process
     process.wait(10)
     assert get(client, "/api/progress").json()["state"] == "done"
+
+
+def test_an_entry_with_phonemes_and_ignore_case_is_saved_as_a_mapping(client, studio):
+    entry = {"key": "ROAD", "say": "rowed", "phonemes": "ɹˈoʊd", "ignore_case": True}
+    assert client.post(f"/api/lexicon?token={TOKEN}", json=entry).json()["count"] == 1
+    (saved,) = Lexicon.load(studio.lexicon_path).entries
+    assert (saved.key, saved.say, saved.phonemes, saved.ignore_case) == ("ROAD", "rowed", "ɹˈoʊd", True)
