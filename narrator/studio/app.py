@@ -19,7 +19,7 @@ from starlette.routing import Route
 from narrator.core.catalog import Row, rows_by_chapter
 from narrator.core.errors import UserError
 from narrator.core.pace import pace_of
-from narrator.render.asr import Evidence
+from narrator.render.asr import Evidence, worst
 from narrator.studio.book import Change, Studio
 
 #: The only files served besides audio: shipped in the package, named here, never taken from a URL.
@@ -55,8 +55,10 @@ def _page(title: str, token: str, body: str) -> HTMLResponse:
 <link rel="stylesheet" href="/static/studio.css?{q}"></head>
 <body data-token="{escape(token)}"><header><a href="/?{q}">narrator studio</a>
 <form action="/search"><input type="hidden" name="token" value="{escape(token)}">
-<input name="q" placeholder="search text, spoken, transcripts"> <label><input type="checkbox" name="flagged"
-value="1"> flagged only</label> <button>search</button></form></header>
+<input name="q" placeholder="search text, spoken, transcripts"> <input name="chapter" size="3"
+placeholder="ch."> <label><input type="checkbox" name="flagged" value="1"> flagged</label>
+<label><input type="checkbox" name="order" value="worst"> worst-heard first</label>
+<button>search</button></form></header>
 <main>{body}</main><script src="/static/studio.js?{q}"></script></body></html>"""
     )
 
@@ -138,8 +140,12 @@ def build_app(studio: Studio, token: str) -> Starlette:
     async def search(request: Request) -> Response:
         query = request.query_params.get("q", "").strip().casefold()
         flagged_only = request.query_params.get("flagged") == "1"
-        rows = studio.rows()
+        chapter = request.query_params.get("chapter", "")
+        rows = [row for row in studio.rows() if not chapter or str(row.chapter) == chapter]
         heard = studio.evidence(rows)
+        if request.query_params.get("order") == "worst":
+            # The ASR check's own order (narrator check): failed first, then nearest their limit.
+            rows = [item.row for item in worst(list(heard.values()), len(heard))]
         found = []
         for row in rows:
             evidence = heard.get(row.segment_id)

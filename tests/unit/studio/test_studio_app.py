@@ -4,6 +4,7 @@ segment id, search, and the lexicon's preview and save, checked against what a r
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import pytest
 from conftest import REPO
 from tiny_book import SETTINGS, SOURCE
 
-from narrator.core.catalog import read_catalog, wav_file
+from narrator.core.catalog import read_catalog, sidecar_path, wav_file
 from narrator.core.lock import holding
 from narrator.plan.plan import write_plan
 from narrator.text.lexicon import Lexicon
@@ -85,10 +86,31 @@ def test_audio_is_served_by_segment_id_only(client, studio):
         assert get(client, trick).status_code == 404, trick
 
 
-def test_search_finds_text_and_flagged_only_needs_evidence(client):
+def test_search_finds_text_by_chapter_flagged_and_worst_heard(client, studio):
     page = get(client, "/search?q=FRIEND").text
     assert "1 segments match" in page and "Hello there, friend." in page
+    assert "0 segments match" in get(client, "/search?q=friend&chapter=2").text
     assert "0 segments match" in get(client, "/search?q=friend&flagged=1").text
+    # Evidence as the ASR check writes it: the road sentence misheard, the rest heard right.
+    for row in studio.rows():
+        bad = "road" in row.text
+        score = {
+            "edits": 9 if bad else 0,
+            "letters": 40,
+            "cer": 0.2 if bad else 0.0,
+            "wer": 0.0,
+            "missing_tail": 0,
+            "repeated": "",
+            "passed": not bad,
+        }
+        transcript = "it was a long rode" if bad else row.text
+        heard = {**score, "sha256": row.sha256, "transcript": transcript, "mode": "enforce"}
+        sidecar_path(wav_file(studio.catalog, row)).write_text(json.dumps(heard))
+    flagged = get(client, "/search?flagged=1").text
+    assert "1 segments match" in flagged and "heard: it was a long rode (CER 0.20, flagged)" in flagged
+    ordered = get(client, "/search?order=worst").text
+    assert "7 segments match" in ordered and ordered.index("winding road") < ordered.index("Hello there")
+    assert "1 segments match" in get(client, "/search?q=rode").text
 
 
 def test_a_lexicon_entry_previews_exactly_what_the_re_plan_renders_again(client, studio, rendered):
