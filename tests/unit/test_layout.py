@@ -1,7 +1,8 @@
 """narrator/ is built in floors (docs/layout.md): no module imports from a floor above its own, and the
 layout page names every module.
 
-The floors, lowest first: core, text, engines, plan, render, assemble, package, inspect, workflow, cli.
+The floors, lowest first: core, text, engines, plan, render, assemble, package, inspect, workflow,
+studio, cli.
 A stage's folder is its floor; narrator/cli.py and narrator/__main__.py are the cli floor, and
 narrator/__init__.py (the version only) sits beneath core. A module may import from its own floor
 and the floors below it. Imports inside functions count: a lazy import is still a dependency.
@@ -17,7 +18,19 @@ from conftest import REPO
 
 PACKAGE = REPO / "narrator"
 LAYOUT = REPO / "docs" / "layout.md"
-FLOORS = ("core", "text", "engines", "plan", "render", "assemble", "package", "inspect", "workflow", "cli")
+FLOORS = (
+    "core",
+    "text",
+    "engines",
+    "plan",
+    "render",
+    "assemble",
+    "package",
+    "inspect",
+    "workflow",
+    "studio",
+    "cli",
+)
 #: The modules of the top floor that are not a folder.
 CLI = ("cli", "__main__")
 

@@ -1,0 +1,1 @@
+"""narrator studio: proof-listen a book in the browser, fix its pronunciations, re-render what changed."""
