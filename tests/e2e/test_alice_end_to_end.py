@@ -8,6 +8,7 @@ import pytest
 from conftest import alice_path
 
 from narrator.core.catalog import COMPLETED, read_catalog
+from narrator.inspect.check import check_book
 
 pytestmark = pytest.mark.slow
 
@@ -17,8 +18,14 @@ def test_alice_epub_end_to_end_and_a_lexicon_edit_rerenders_only_its_segments(wo
     # The whole novel, read fast: at the default pace its 2.5 hours of audio took 12 of CI's 30
     # minutes to render, assemble and encode twice; the pace changes no step this test checks.
     fast = "pace=300"
-    workdir.run_book(f"book={book}", fast)
+    workdir.run_book(f"book={book}", fast, "outputs=[m4b,srt,epub]")
     results = workdir.results("alice-in-wonderland-pg11")
+    # The read-along EPUB: EPUBCheck accepts it with no message, and its clips tile the master.
+    checked = check_book(results)
+    assert [r for r in checked if r.file.endswith(".epub") and r.rule == "EPUBCheck"], (
+        "EPUBCheck not installed"
+    )
+    assert not [r for r in checked if not r.passed], [r for r in checked if not r.passed]
     rows = read_catalog(results / "catalog.tsv")
     assert all(row.status == COMPLETED for row in rows)
     titles = [title for _, title in sorted({(row.chapter, row.chapter_title) for row in rows})]

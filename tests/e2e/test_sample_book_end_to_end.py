@@ -10,6 +10,7 @@ from conftest import REPO
 
 from narrator.core.catalog import COMPLETED
 from narrator.core.timeline import build_timeline
+from narrator.inspect.check import check_book
 
 pytestmark = pytest.mark.slow
 
@@ -42,3 +43,16 @@ def test_status_command_reports_progress(reference_book):
     assert result.returncode == 0, result.stderr
     assert "completed (100.0%), 0 queued" in result.stdout
     assert "audio so far 0.0" in result.stdout or "audio so far 0.1" in result.stdout
+
+
+def test_the_sample_book_makes_a_read_along_epub_that_epubcheck_accepts(reference_book):
+    *_, work = reference_book
+    # Another output re-packages only: no segment renders again.
+    started = len(work.rendered_jobs())
+    work.run_book("outputs=[m4b,srt,epub]")
+    assert len(work.rendered_jobs()) == started
+    checked = check_book(work.results("sample"))
+    assert [r for r in checked if r.file == "sample.epub" and r.rule == "EPUBCheck"], (
+        "EPUBCheck not installed"
+    )
+    assert not [r for r in checked if not r.passed], [r for r in checked if not r.passed]
