@@ -22,13 +22,13 @@ pytestmark = pytest.mark.slow
         ("book=binary.txt", "binary file"),
         ("book=nowhere.txt", "no such book file"),
         ("engine=festival", "is not one of"),
-        ("book=notes.pdf", "unsupported book format"),
+        ("book=notes.rtf", "unsupported book format"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_writes_nothing(workdir, config, message):
     (workdir.path / "empty.txt").write_text("  \n\n")
     (workdir.path / "binary.txt").write_bytes(bytes(range(256)) * 4)
-    (workdir.path / "notes.pdf").write_bytes(b"%PDF-1.4")
+    (workdir.path / "notes.rtf").write_bytes(b"{\\rtf1 Notes.}")
     result = workdir.snakemake(*["--cores", "1", "--config", config], check=False)
     assert result.returncode != 0
     last = result.stderr.strip().splitlines()[-1]
