@@ -121,8 +121,25 @@ def replace_durably(path: Path, data: bytes) -> None:
         temp.write_bytes(data)
 
 
+#: Written into a folder published whole: the files it holds. Snakemake empties a directory output
+#: before its job runs again, so a kill then leaves a folder cut short that looks up to date.
+FOLDER_LISTING = ".narrator-files"
+
+
+def folder_is_whole(path: Path) -> bool:
+    """Whether a folder published by ``publish_dir`` still holds every file it was published with."""
+    try:
+        names = (path / FOLDER_LISTING).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return all((path / name).is_file() for name in names)
+
+
 def publish_dir(temp_dir: Path, path: Path) -> None:
-    """Replace the folder ``path`` by ``temp_dir`` (whose files are fsynced here first)."""
+    """Replace the folder ``path`` by ``temp_dir`` (whose files are fsynced here first), with the
+    listing ``folder_is_whole`` checks."""
+    names = sorted(child.name for child in temp_dir.iterdir())
+    (temp_dir / FOLDER_LISTING).write_text("".join(f"{name}\n" for name in names), encoding="utf-8")
     for child in temp_dir.iterdir():
         fsync_file(child)
     fsync_dir(temp_dir)

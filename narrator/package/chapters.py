@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import IO
 
 from narrator.core.errors import UserError
-from narrator.core.publish import publish_dir, remove_stale, temp_path
+from narrator.core.lock import holding
+from narrator.core.publish import folder_is_whole, publish_dir, remove_stale, temp_path
 from narrator.core.timeline import Chapter, Timeline, book_timeline
 from narrator.package.ffmpeg import (
     Metadata,
@@ -106,6 +107,27 @@ def write_chapter_files(
         publish_dir(temp_dir, output_dir)
     finally:
         shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+#: The chapter files' folder in a book's results folder (the package_chapters rule's output).
+CHAPTERS_DIR = "chapters"
+
+
+def repackage_if_cut(results_dir: Path, dry_run: Callable[[], bool]) -> str | None:
+    """Remove a chapter folder that a kill cut short, so that Snakemake packages it again; say so.
+
+    Snakemake empties a directory output before its job runs; a kill then leaves some files gone
+    and a folder newer than its inputs, which it would call up to date for ever.
+    """
+    folder = results_dir / CHAPTERS_DIR
+    if not folder.is_dir() or folder_is_whole(folder):
+        return None
+    problem = f"{folder} is not whole (a run was stopped while it was being made again)"
+    if dry_run():
+        return f"{problem}; a real run packages the chapter files again"
+    with holding(results_dir, "packaging the chapters again"):
+        shutil.rmtree(folder)
+    return f"{problem}; packaging the chapter files again"
 
 
 def package_chapters(

@@ -21,6 +21,7 @@ from narrator.core.cpus import usable_cpus
 from narrator.core.errors import UserError
 from narrator.engines import engine_class
 from narrator.engines.base import Engine
+from narrator.package.chapters import repackage_if_cut
 from narrator.package.metadata import PackageSettings
 from narrator.plan.plan import replan_if_unproven
 from narrator.render.groups import GroupSizing
@@ -141,7 +142,8 @@ def _heal_results(results: str, shelf: Shelf, say: Callable[[str], None]) -> Non
     """Make again a plan that no longer proves its book (a catalog cut short, torn or gone while
     the master stands: left alone, Snakemake says "nothing to be done" or assembles a shorter book),
     or that was made from other settings or another text (left alone, a book of two voices); and
-    assemble again a master whose loudness.json is damaged (left alone, every report fails)."""
+    assemble again a master whose loudness.json is damaged (left alone, every report fails); and
+    package again a chapter folder a kill cut short (left alone, it stays short)."""
 
     def dry_run() -> bool:
         return changes_nothing(sys.argv)
@@ -158,6 +160,10 @@ def _heal_results(results: str, shelf: Shelf, say: Callable[[str], None]) -> Non
             reassembling = reassemble_if_damaged(Path(results) / book_id, book_id, dry_run)
         if reassembling:
             say(reassembling)
+        with faults_in_one_line():
+            repackaging = repackage_if_cut(Path(results) / book_id, dry_run)
+        if repackaging:
+            say(repackaging)
 
 
 def _patch_snakemake(workflow: Any) -> None:

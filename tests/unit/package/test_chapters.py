@@ -11,8 +11,15 @@ import soundfile as sf
 from hostile_book import AUTHORS, BOOK_TITLE, HOSTILE, PAUSES, RATE, decode, ffmpeg
 
 from narrator.core.catalog import read_catalog
+from narrator.core.publish import FOLDER_LISTING, folder_is_whole
 from narrator.core.timeline import build_timeline
-from narrator.package.chapters import chapter_filenames, package_chapters, safe_filename
+from narrator.package.chapters import (
+    CHAPTERS_DIR,
+    chapter_filenames,
+    package_chapters,
+    repackage_if_cut,
+    safe_filename,
+)
 from narrator.package.ffmpeg import parse_ffmetadata, read_back
 from narrator.package.metadata import PackageSettings
 
@@ -35,7 +42,7 @@ def test_chapter_files_are_cut_at_the_timeline_and_tagged(assembled, kind: str, 
     )
     timeline = build_timeline(read_catalog(catalog), PAUSES)
     names = chapter_filenames([c.title for c in timeline.chapters], kind)
-    assert sorted(p.name for p in out.iterdir()) == sorted(names)
+    assert sorted(p.name for p in out.iterdir()) == sorted([*names, FOLDER_LISTING])
     rate = 48000 if kind == "opus" else RATE
     master_pcm = sf.read(master, dtype="float64")[0]
     for chapter, name in zip(timeline.chapters, names, strict=True):
@@ -70,3 +77,18 @@ def test_safe_chapter_file_names() -> None:
     assert all("/" not in name and "\n" not in name for name in names)
     assert chapter_filenames(["x"] * 100, "mp3")[99] == "100 - x.mp3"
     assert len(safe_filename("ü" * 500, "x").encode()) <= 120
+
+
+def test_a_chapter_folder_cut_short_by_a_kill_is_packaged_again(assembled) -> None:
+    # Snakemake empties a directory output before its job runs; a SIGKILL then left 3 of 5 chapter
+    # files, in a folder newer than the master that every later run called up to date.
+    catalog, book_json, master = assembled
+    out = master.parent / CHAPTERS_DIR
+    package_chapters(master, catalog, book_json, out, PAUSES, PackageSettings(chapter_format="opus"))
+    assert folder_is_whole(out)
+    assert repackage_if_cut(master.parent, lambda: False) is None
+    next(p for p in out.iterdir() if p.suffix == ".opus").unlink()
+    assert not folder_is_whole(out)
+    assert "a real run packages" in (repackage_if_cut(master.parent, lambda: True) or "") and out.exists()
+    assert "packaging the chapter files again" in (repackage_if_cut(master.parent, lambda: False) or "")
+    assert not out.exists()
