@@ -285,9 +285,9 @@ def _hearable(expected: list[str], heard: list[str]) -> tuple[list[str], list[st
     return [word for word in expected if word != UNHEARD], kept
 
 
-def syllables(text: str) -> int:
-    """About how many syllables ``text`` has as spoken: a vowel group a syllable, one at least a word."""
-    return sum(max(1, len(_VOWELS.findall(word))) for word in words(text) if word != UNHEARD)
+def syllables(spoken: Sequence[str]) -> int:
+    """About how many syllables these words have: a vowel group a syllable, one at least a word."""
+    return sum(max(1, len(_VOWELS.findall(word))) for word in spoken if word != UNHEARD)
 
 
 def voiced_seconds(samples: np.ndarray, rate: int) -> float:
@@ -300,9 +300,9 @@ def voiced_seconds(samples: np.ndarray, rate: int) -> float:
     return float(np.count_nonzero(loudness >= VOICE_FLOOR * loudness.max()) * frame / rate)
 
 
-def longest_plausible_seconds(text: str, wpm: float) -> float:
-    """The most voiced seconds correct speech of ``text`` takes at ``wpm`` (see LOOP_FACTOR)."""
-    needed = syllables(text) * SECONDS_PER_SYLLABLE * PACE_WPM / wpm
+def longest_plausible_seconds(spoken: Sequence[str], wpm: float) -> float:
+    """The most voiced seconds correct speech of a text's ``words`` takes at ``wpm`` (see LOOP_FACTOR)."""
+    needed = syllables(spoken) * SECONDS_PER_SYLLABLE * PACE_WPM / wpm
     return LOOP_FACTOR * needed + LOOP_SLACK_S
 
 
@@ -403,7 +403,8 @@ def score(expected_text: str, transcript: str, voiced: float = 0.0, wpm: float |
     truncated = tail >= TAIL_LETTERS and tail >= TAIL_SHARE * len(letters) and shorter_by >= tail / 2
     repeated = _repeated(expected, heard)
     misheard = edits > CER_LIMIT * len(letters) + SLACK_LETTERS or (bool(letters) and not heard_letters)
-    longest = longest_plausible_seconds(expected_text, wpm) if wpm and voiced else 0.0
+    # The text's words as scored: folded once, for the letters and for the length alike.
+    longest = longest_plausible_seconds(expected, wpm) if wpm and voiced else 0.0
     overlong = 0 < longest < voiced
     return AsrScore(
         edits=edits,

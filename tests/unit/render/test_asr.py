@@ -126,7 +126,11 @@ def test_correct_audio_is_never_too_long_for_its_text() -> None:
         for text in texts:
             samples = engine_voice.synthesize(text, seed=seed_for(text))
             voiced = asr.voiced_seconds(samples, engine_voice.sample_rate)
-            assert 0 < voiced < 0.8 * asr.longest_plausible_seconds(text, PACE), (engine, text, voiced)
+            assert 0 < voiced < 0.8 * asr.longest_plausible_seconds(asr.words(text), PACE), (
+                engine,
+                text,
+                voiced,
+            )
     # A voice left at its own speed gives the check no pace: no length verdict.
     assert not asr.score(texts[0], texts[0], voiced=60.0, wpm=None).overlong
 
