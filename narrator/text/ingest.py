@@ -11,6 +11,7 @@ from pathlib import Path
 from narrator.core.book import Book, Chapter
 from narrator.core.errors import BookError
 from narrator.core.publish import require_file
+from narrator.text.chapter_level import at_listening_level, with_front_pieces_folded, without_title_pages
 from narrator.text.detect_language import settle_language
 from narrator.text.limits import Limits, check_book_bytes, check_book_chars
 from narrator.text.readers import READERS, book_suffix
@@ -45,10 +46,13 @@ def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = Non
         raise BookError(f"{path}: cannot read the book ({error.strerror})") from None
     if limits is not None:
         check_book_chars(path, book, limits)
-    chapters = titled_chapters(book.chapters)
+    # Divisions first, so that a cast list before them opens the first act ahead of its scene.
+    levels, levelled = at_listening_level(without_title_pages(book.chapters))
+    pieces, folded = with_front_pieces_folded(levels)
+    chapters = titled_chapters(pieces)
     if not chapters:
         raise BookError(f"{path}: the book has no text to speak")
-    return settle_language(replace(book, chapters=chapters))
+    return settle_language(replace(book, chapters=chapters, notes=(*book.notes, *levelled, *folded)))
 
 
 #: The most titles one spoken heading joins: book, part, chapter and section are four levels; a

@@ -96,6 +96,11 @@ def word_count(blocks: Iterable[Block]) -> int:
     return sum(len(b.text.split()) for b in blocks)
 
 
+def is_matter_title(line: str) -> bool:
+    """A line that names front or back matter: "Transcriber's Note:", "FOOTNOTES", "Colophon"."""
+    return _MATTER_TITLE.match(line.strip().rstrip(".:")) is not None
+
+
 def matter_rule(draft: Draft, book_title: str = "") -> str:
     """Why this draft is front or back matter wherever it stands ("" when it is not)."""
     texts = [b for b in draft.blocks if not b.is_break]
@@ -104,7 +109,7 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     title = draft.title.strip().rstrip(".:")
     if _CONTENTS_TITLE.match(title):
         return "contents page (by title)"
-    if _MATTER_TITLE.match(title):
+    if is_matter_title(title):
         return f"{title.lower()} (by title)"
     if _ALSO_BY.match(title) or (not title and any(_ALSO_BY.match(b.text) for b in texts[:2])):
         return "'also by' page"

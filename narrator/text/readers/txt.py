@@ -15,7 +15,14 @@ from pathlib import Path
 from narrator.core.book import Book
 from narrator.text.readers.aozora import is_aozora, parse_aozora
 from narrator.text.readers.decode import SCENE_BREAK, clean_text, decode_text, squash
-from narrator.text.readers.matter import CREDIT_BLOCKS, PG_END, PG_START, PRODUCED_BY, build_chapters
+from narrator.text.readers.matter import (
+    CREDIT_BLOCKS,
+    PG_END,
+    PG_START,
+    PRODUCED_BY,
+    build_chapters,
+    is_matter_title,
+)
 from narrator.text.readers.repetition import drop_from_pages
 from narrator.text.readers.titles import CHAPTER_LINE, PART_WORDS, bare_number, title_from_stem, title_key
 from narrator.text.readers.xhtml import PAGE_MARKER, Block, Draft
@@ -52,7 +59,7 @@ NUMBERED_HEADINGS = 3
 CHAPTER_MIN_WORDS = 200
 _ILLUSTRATION = re.compile(r"\[Illustration(?:[:.]\s*(?P<caption>[^\]]*))?\]", re.IGNORECASE)
 _FOOTNOTE = re.compile(
-    r"^\[Footnote\s+(?P<label>[^:\]\s]+)\s*:\s*(?P<text>.*)\]\s*$", re.IGNORECASE | re.DOTALL
+    r"^\[Footnote\s+(?P<label>[^:\]\s]+)\s*:\s*(?P<text>.*?)\]?\s*$", re.IGNORECASE | re.DOTALL
 )
 _NOTE_MARK = re.compile(r"\[(?P<label>[0-9]{1,3}|[A-Z]|[*†‡])\]")
 _TRANSCRIBERS_WORDS = re.compile(
@@ -304,7 +311,9 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
         if len(raw_lines) >= 3 and all(_heading(line.strip()) for line in raw_lines):
             continue  # a list of acts or chapters: contents, not story
         heading = _heading(raw_lines[0].strip()) if raw_lines else None
-        if heading or number in numbered or (raw_lines and _spaced_heading(raw_lines, blanks)):
+        # "Transcriber's Note:" and "FOOTNOTES:" head matter of their own, even with a colon.
+        matter = len(raw_lines) == 1 and is_matter_title(raw_lines[0])
+        if heading or matter or number in numbered or (raw_lines and _spaced_heading(raw_lines, blanks)):
             # Gutenberg style: "CHAPTER I." with the chapter's name on the next line.
             title_lines, rest = [squash(raw_lines[0])], raw_lines[1:]
             named = heading is not None and heading.re is CHAPTER_LINE and heading.group(4)

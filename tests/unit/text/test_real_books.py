@@ -9,7 +9,6 @@ book came from and under which licence.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 import yaml
@@ -81,12 +80,16 @@ def test_a_gutenberg_text_loses_its_wrapper_and_contents_and_keeps_its_parts() -
     assert book.chapters[0].paragraphs[0].startswith("It was the best of times")
 
 
-def test_a_play_is_read_by_scene_with_its_act(tmp_path: Path) -> None:
-    titles = [c.title for c in load_book(BOOKS / "macbeth-pg1533.txt").chapters]
-    assert titles[1:3] == [
-        "ACT I. SCENE I. An open Place. Thunder and Lightning",
-        "SCENE II. A Camp near Forres",
-    ]
+def test_a_play_is_read_by_act_its_cast_list_and_scenes_heard_inside() -> None:
+    book = load_book(BOOKS / "macbeth-pg1533.txt")
+    assert [c.title for c in book.chapters] == ["ACT I", "ACT II", "ACT III", "ACT IV", "ACT V"]
+    act = book.chapters[0]
+    assert act.paragraphs[0].startswith("DUNCAN, King of Scotland.")
+    scene = act.paragraphs.index("SCENE I. An open Place. Thunder and Lightning")
+    assert act.paragraphs[scene + 1] == "[Enter three Witches.]"
+    # Each scene's heading follows a section break, so it is heard after a scene's pause.
+    assert {scene - 1, act.paragraphs.index("SCENE II. A Camp near Forres") - 1} <= act.section_ends
+    assert any("a cast list" in note for note in book.notes)
 
 
 @pytest.mark.parametrize(("notes", "expected"), [("drop", 0), ("read", 32)])

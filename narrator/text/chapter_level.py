@@ -1,0 +1,195 @@
+"""Chapters a listener navigates by, whatever the reader found: title pages as titles, a book's
+short opening pieces heard with its first chapter, and the level of the contents that has the
+length of chapters.
+
+These work on any reader's chapters, by their lengths and structure, so that every format gets
+the same judgement: a 3-second "Dedication" is not a chapter to skip to, and a play's acts of
+twenty minutes are, where its scenes of two minutes are too fine.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from narrator.core.book import Chapter
+from narrator.text.readers.titles import title_key
+
+#: Characters of text in about one minute of speech (158 words a minute, 5.7 characters a word).
+CHARS_PER_MINUTE = 900
+#: An opening piece shorter than this (about 20 s: a dedication, an epigraph, a publisher's line)
+#: is heard at the start of the first chapter rather than being a chapter of its own.
+FRONT_PIECE_CHARS = CHARS_PER_MINUTE // 3
+#: These judgements are made only in a book of real chapters, whose median runs this long: in a
+#: book of a few lines a chapter (and a test's) is as short as any dedication.
+REAL_CHAPTER_CHARS = 2 * CHARS_PER_MINUTE
+#: Divisions (acts, parts) become the chapters when their median runs at most this long ...
+DIVISION_MEDIAN_CHARS = 45 * CHARS_PER_MINUTE
+#: ... none is longer than this ...
+DIVISION_MAX_CHARS = 90 * CHARS_PER_MINUTE
+#: ... and they hold at least this many chapters each on average: a part of one chapter is a title.
+DIVISION_MEAN_CHAPTERS = 2
+# A play's list of characters, heard at the start of the first act.
+_CAST_LIST = re.compile(
+    r"(^|\.\s*)(dramatis person(ae|æ)|persons represented|the persons of the play|characters"
+    r"|personen|personnages|personajes|personaggi)\W*$",
+    re.IGNORECASE,
+)
+
+
+def _chars(chapter: Chapter) -> int:
+    return sum(len(p) for p in chapter.paragraphs)
+
+
+def _is_cast_list(chapter: Chapter) -> bool:
+    """Titled as a cast list, or opening with that heading (a section inside a division)."""
+    return any(_CAST_LIST.search(line) for line in (chapter.title, *chapter.paragraphs[:1]))
+
+
+def _has_real_chapters(chapters: Sequence[Chapter]) -> bool:
+    lengths = [_chars(c) for c in chapters if c.kind == "body" and c.paragraphs]
+    return bool(lengths) and statistics.median(lengths) >= REAL_CHAPTER_CHARS
+
+
+def _prepended(pieces: Sequence[Chapter], chapter: Chapter) -> Chapter:
+    """``chapter`` with the pieces' paragraphs before its own, a section break after each piece."""
+    paragraphs: list[str] = []
+    ends: set[int] = set()
+    for piece in pieces:
+        ends |= {len(paragraphs) + n for n in piece.section_ends}
+        paragraphs += piece.paragraphs
+        ends.add(len(paragraphs) - 1)
+    ends |= {len(paragraphs) + n for n in chapter.section_ends}
+    return replace(chapter, paragraphs=(*paragraphs, *chapter.paragraphs), section_ends=frozenset(ends))
+
+
+def without_title_pages(chapters: Sequence[Chapter]) -> list[Chapter]:
+    """A body chapter whose text only says its title again ("Book I / The Coming of the Martians")
+    is a part's title page: it keeps its title and loses the text, so it titles what follows."""
+    if not _has_real_chapters(chapters):
+        return list(chapters)
+    kept = []
+    for chapter in chapters:
+        said = title_key(" ".join(chapter.paragraphs))
+        page = chapter.kind == "body" and said and title_key(chapter.title).endswith(said)
+        kept.append(replace(chapter, paragraphs=(), section_ends=frozenset()) if page else chapter)
+    return kept
+
+
+def with_front_pieces_folded(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[str]]:
+    """Short opening pieces, and a play's cast list, heard at the start of the chapter after them;
+    and the plan-log lines that say so."""
+    if not _has_real_chapters(chapters):
+        return list(chapters), []
+    folded: dict[int, list[int]] = {}  # a chapter's index: the pieces heard at its start
+    pieces: list[int] = []
+    opening = True
+    for n, chapter in enumerate(chapters):
+        if chapter.kind != "body" or not chapter.paragraphs:
+            continue
+        if _is_cast_list(chapter) or (opening and _chars(chapter) < FRONT_PIECE_CHARS):
+            pieces.append(n)
+            continue
+        opening = False
+        if pieces:
+            folded[n], pieces = pieces, []
+    kept: list[Chapter] = []
+    notes: list[str] = []
+    gone = {n for ns in folded.values() for n in ns}
+    for n, chapter in enumerate(chapters):
+        if n in gone:
+            why = "a cast list" if _is_cast_list(chapter) else "under 20 s, before the first chapter"
+            notes.append(f"chapter {chapter.title!r} is heard at the start of the next: {why}")
+        elif n in folded:
+            kept.append(_prepended([chapters[p] for p in folded[n]], chapter))
+        else:
+            kept.append(chapter)
+    return kept, notes
+
+
+@dataclass
+class _Division:
+    """A run of chapters under one heading of the level above them (an act, a part)."""
+
+    title: str
+    parents: tuple[str, ...]
+    chapters: list[Chapter]
+
+
+def _divisions(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[_Division], list[Chapter]]:
+    """The body's chapters grouped under the headings above them: those before the first division,
+    the divisions, and those after the body (back matter). A division starts at a title-only
+    chapter ("ACT II") or where the chapters' parents change."""
+    before: list[Chapter] = []
+    divisions: list[_Division] = []
+    after: list[Chapter] = []
+    headings: list[Chapter] = []  # title-only chapters, waiting for the chapter they title
+    parents: tuple[str, ...] | None = None
+    for chapter in chapters:
+        if chapter.kind != "body" or (after and not chapter.paragraphs):
+            # Back matter, with any headings left before it ("END OF PLAY").
+            (after if divisions else before).extend([*headings, chapter])
+            headings = []
+            continue
+        if after:  # body after back matter: no simple structure to regroup
+            return list(chapters), [], []
+        if not chapter.paragraphs:
+            headings.append(chapter)
+            continue
+        if headings:
+            title = ". ".join(h.title for h in headings)
+            divisions.append(_Division(title, chapter.parents, [chapter]))
+        elif chapter.parents and chapter.parents != parents:
+            divisions.append(_Division(chapter.parents[-1], chapter.parents[:-1], [chapter]))
+        elif divisions:
+            divisions[-1].chapters.append(chapter)
+        else:
+            before.append(chapter)
+        headings, parents = [], chapter.parents
+    return before, divisions, [*after, *headings]
+
+
+def at_listening_level(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[str]]:
+    """The divisions above the chapters as the chapters, when they have a chapter's length: a play
+    of five twenty-minute acts is five chapters, its scenes spoken as headings inside them; a novel
+    whose books run for hours keeps its chapters."""
+    before, divisions, after = _divisions(chapters)
+    if len(divisions) < 2 or not _has_real_chapters(chapters):
+        return list(chapters), []
+    lengths = [sum(_chars(c) for c in d.chapters) for d in divisions]
+    count = sum(len(d.chapters) for d in divisions)
+    if (
+        statistics.median(lengths) > DIVISION_MEDIAN_CHARS
+        or max(lengths) > DIVISION_MAX_CHARS
+        or count < DIVISION_MEAN_CHAPTERS * len(divisions)
+    ):
+        return list(chapters), []
+    merged = []
+    for division in divisions:
+        # Each section's title is heard as a heading inside its division, after a section break.
+        paragraphs: list[str] = []
+        ends: set[int] = set()
+        for chapter in division.chapters:
+            if paragraphs:
+                ends.add(len(paragraphs) - 1)
+            paragraphs.append(chapter.title)
+            ends |= {len(paragraphs) + n for n in chapter.section_ends}
+            paragraphs += chapter.paragraphs
+        first = division.chapters[0]
+        merged.append(
+            replace(
+                first,
+                title=division.title,
+                paragraphs=tuple(paragraphs),
+                section_ends=frozenset(ends),
+                parents=division.parents,
+            )
+        )
+    minutes = statistics.median(lengths) // CHARS_PER_MINUTE
+    note = (
+        f"{len(divisions)} divisions of {minutes:.0f} minutes each (median) are the chapters; "
+        f"their {count} sections are headings inside them"
+    )
+    return [*before, *merged, *after], [note]

@@ -1,0 +1,77 @@
+"""The chapters a listener navigates by: title pages, opening pieces and the level of divisions."""
+
+from __future__ import annotations
+
+from narrator.core.book import Chapter
+from narrator.text.chapter_level import (
+    CHARS_PER_MINUTE,
+    at_listening_level,
+    with_front_pieces_folded,
+    without_title_pages,
+)
+
+#: A paragraph of about a minute of speech.
+MINUTE = "Words of the story go on. " * (CHARS_PER_MINUTE // 26)
+
+
+def chapter(
+    title: str, minutes: int = 0, parents: tuple[str, ...] = (), text: tuple[str, ...] = ()
+) -> Chapter:
+    return Chapter(title, text or (MINUTE,) * minutes, parents=parents)
+
+
+def test_a_part_page_that_only_says_its_title_titles_what_follows() -> None:
+    chapters = [chapter("Book I: The Coming", text=("Book I", "The Coming")), chapter("I. The Eve", 5)]
+    assert [c.paragraphs for c in without_title_pages(chapters)] == [(), (MINUTE,) * 5]
+
+
+def test_opening_pieces_and_a_cast_list_are_heard_at_the_start_of_the_first_chapter() -> None:
+    chapters = [
+        chapter("Dedication", text=("To my brother.",)),
+        chapter("Epigraph", text=("But who shall dwell in these worlds?",)),
+        chapter("One", 5),
+        chapter("Two", 5),
+    ]
+    kept, notes = with_front_pieces_folded(chapters)
+    assert [c.title for c in kept] == ["One", "Two"]
+    assert kept[0].paragraphs[:2] == ("To my brother.", "But who shall dwell in these worlds?")
+    assert {0, 1} <= kept[0].section_ends
+    assert len(notes) == 2 and "under 20 s" in notes[0]
+    cast = [chapter("Dramatis Personae", 2), chapter("Act I", 20)]
+    kept, notes = with_front_pieces_folded(cast)
+    assert [c.title for c in kept] == ["Act I"] and "a cast list" in notes[0]
+
+
+def test_a_short_piece_after_the_story_has_begun_stays_a_chapter() -> None:
+    chapters = [chapter("One", 5), chapter("Interlude", text=("A short poem.",)), chapter("Two", 5)]
+    assert with_front_pieces_folded(chapters) == (chapters, [])
+
+
+def test_a_book_of_a_few_lines_keeps_its_chapters() -> None:
+    chapters = [chapter("One", text=("One.",)), chapter("Two", text=("Two.",))]
+    assert without_title_pages(chapters) == chapters
+    assert with_front_pieces_folded(chapters) == (chapters, [])
+
+
+def test_acts_of_a_chapter_s_length_are_the_chapters_with_their_scenes_inside() -> None:
+    play = [
+        chapter("ACT I"),
+        chapter("SCENE I", 4),
+        chapter("SCENE II", 6),
+        chapter("ACT II"),
+        chapter("SCENE I", 10),
+    ]
+    kept, notes = at_listening_level(play)
+    # Act II has one scene: the divisions hold two sections each on average only with Act III.
+    assert kept == play and notes == []
+    play += [chapter("SCENE II", 8), chapter("ACT III"), chapter("SCENE I", 9), chapter("SCENE II", 3)]
+    kept, notes = at_listening_level(play)
+    assert [c.title for c in kept] == ["ACT I", "ACT II", "ACT III"]
+    assert kept[0].paragraphs == ("SCENE I", *(MINUTE,) * 4, "SCENE II", *(MINUTE,) * 6)
+    assert kept[0].section_ends == {4}
+    assert "3 divisions" in notes[0] and "6 sections" in notes[0]
+
+
+def test_parts_that_run_for_hours_keep_their_chapters() -> None:
+    novel = [chapter(f"Chapter {n}", 20, parents=(f"Book {n // 5}",)) for n in range(15)]
+    assert at_listening_level(novel) == (novel, [])
