@@ -15,7 +15,7 @@ from narrator.text.chapter_level import at_listening_level, with_front_pieces_fo
 from narrator.text.detect_language import settle_language
 from narrator.text.limits import Limits, check_book_bytes, check_book_chars
 from narrator.text.readers import READERS, book_suffix
-from narrator.text.readers.titles import bare_number, title_key
+from narrator.text.readers.titles import bare_number, chapter_called, title_key
 
 
 def book_id_for(path: str | Path) -> str:
@@ -49,10 +49,11 @@ def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = Non
     # Divisions first, so that a cast list before them opens the first act ahead of its scene.
     levels, levelled = at_listening_level(without_title_pages(book.chapters))
     pieces, folded = with_front_pieces_folded(levels)
-    chapters = titled_chapters(pieces)
+    book = settle_language(replace(book, chapters=tuple(pieces), notes=(*book.notes, *levelled, *folded)))
+    chapters = titled_chapters(book.chapters, book.language)
     if not chapters:
         raise BookError(f"{path}: the book has no text to speak")
-    return settle_language(replace(book, chapters=chapters, notes=(*book.notes, *levelled, *folded)))
+    return replace(book, chapters=chapters)
 
 
 #: The most titles one spoken heading joins: book, part, chapter and section are four levels; a
@@ -71,12 +72,13 @@ def _joined(titles: Iterable[str]) -> str:
     return ". ".join(parts[-MAX_HEADING_PARTS:])
 
 
-def titled_chapters(chapters: Iterable[Chapter]) -> tuple[Chapter, ...]:
+def titled_chapters(chapters: Iterable[Chapter], language: str = "en") -> tuple[Chapter, ...]:
     """Chapters with text, each titled as a listener navigates by it.
 
     A title-only chapter (a "Book the First" page, an "ACT I" line) has nothing to read: its title
     leads the next chapter's, as do the titles of the parts a chapter is the first one in. A
-    chapter titled only by a number is named after the part it is in ("Life: 12"), or "Chapter 12".
+    chapter titled only by a number is named after the part it is in ("Life: 12"), or "Chapter 12"
+    in the book's language ("Глава 12"; the number alone where narrator knows no word for it).
     """
     kept: list[Chapter] = []
     pending: list[str] = []
@@ -93,7 +95,7 @@ def titled_chapters(chapters: Iterable[Chapter]) -> tuple[Chapter, ...]:
         title = chapter.title
         number = bare_number(title)
         if number is not None:
-            title = f"{chapter.parents[-1]}: {number}" if chapter.parents else f"Chapter {title.strip()}"
+            title = f"{chapter.parents[-1]}: {number}" if chapter.parents else chapter_called(title, language)
         shared = 0
         while shared < min(len(announced), len(chapter.parents)) and (
             announced[shared] == chapter.parents[shared]

@@ -6,6 +6,7 @@ import re
 import unicodedata
 from pathlib import Path
 
+from narrator.core.language import primary_language
 from narrator.text.normalize import roman_value
 
 _NUMBER_WORDS = (
@@ -23,6 +24,22 @@ CHAPTER_LINE = re.compile(
 )
 #: Divisions above chapters: their headings title the chapter that follows.
 PART_WORDS = frozenset({"book", "part", "volume", "act"})
+
+
+# The word for "chapter", by primary language, for a chapter titled only by its number.
+_CHAPTER_WORDS = {
+    "en": "Chapter", "fr": "Chapitre", "de": "Kapitel", "es": "Capítulo", "pt": "Capítulo",
+    "it": "Capitolo", "nl": "Hoofdstuk", "sv": "Kapitel", "da": "Kapitel", "no": "Kapittel",
+    "fi": "Luku", "pl": "Rozdział", "cs": "Kapitola", "ru": "Глава", "uk": "Розділ", "el": "Κεφάλαιο",
+    "hu": "Fejezet", "ca": "Capítol", "eo": "Ĉapitro", "la": "Caput",
+}  # fmt: skip
+
+
+def chapter_called(number: str, language: str) -> str:
+    """A chapter titled only ``number``, as its language names it: "Chapter 12", "Глава 12", or
+    "12" where that language's word is not known here (no English word in another language)."""
+    word = _CHAPTER_WORDS.get(primary_language(language))
+    return f"{word} {number.strip()}" if word else number.strip()
 
 
 def title_key(text: str) -> str:

@@ -57,6 +57,8 @@ _NUMBERED_HEADING = re.compile(r"^(?P<number>\d{1,3})\.?[ \t]+(?P<name>[^\W\d_][
 NUMBERED_HEADINGS = 3
 #: ... and the text under them runs this many words a heading on average (a sonnet is 110).
 CHAPTER_MIN_WORDS = 200
+#: A closing section's heading after the numbered ones is a few words ("Conclusion", "Epilogue").
+CLOSING_HEADING_WORDS = 3
 _ILLUSTRATION = re.compile(r"\[Illustration(?:[:.]\s*(?P<caption>[^\]]*))?\]", re.IGNORECASE)
 _FOOTNOTE = re.compile(
     r"^\[Footnote\s+(?P<label>[^:\]\s]+)\s*:\s*(?P<text>.*?)\]?\s*$", re.IGNORECASE | re.DOTALL
@@ -249,6 +251,24 @@ def _numbered_headings(blocks: list[tuple[int, str]]) -> set[int]:
     return set()
 
 
+def _closing_headings(blocks: list[tuple[int, str]], numbered: set[int]) -> set[int]:
+    """Short lines after the last of chapters numbered by numerals alone, set off as those are: an
+    unnumbered closing chapter ("Заключение" after I to VI). After numbered sections ("10.
+    References") what follows is an appendix or an address, not a chapter."""
+    if not numbered or any(bare_number(blocks[n][1].strip()) is None for n in numbered):
+        return set()
+    spacing = {blocks[n][0] for n in numbered}
+    return {
+        n
+        for n in range(max(numbered) + 1, len(blocks))
+        if blocks[n][0] in spacing
+        and "\n" not in (line := blocks[n][1].strip())
+        and len(line.split()) <= CLOSING_HEADING_WORDS
+        and line[:1].isupper()
+        and not line.endswith((".", ",", ";", ":", "!", "?"))
+    }
+
+
 def _is_transcribers(block: str, number: int) -> bool:
     """A bracketed note among the text's first blocks about the edition: "[This electronic edition"."""
     return number < CREDIT_BLOCKS and bool(_TRANSCRIBERS_WORDS.search(block))
@@ -283,6 +303,7 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
         if footnote := _FOOTNOTE.match(block.strip()):
             note_choice.footnotes[footnote["label"]] = squash(footnote["text"])
     numbered = _numbered_headings(blocks)
+    numbered |= _closing_headings(blocks, numbered)
     drafts: list[Draft] = [Draft("")]
     note_depth = 0
     for number, (blanks, block) in enumerate(blocks):

@@ -58,7 +58,7 @@ def test_a_real_zipped_fb2_plans_its_chapters_metadata_and_cover() -> None:
     assert whole.language_source == "FB2 title-info lang"
     assert whole.cover is not None and whole.cover.media_type == "image/jpeg"
     book = load_book(FB2)
-    assert [c.title for c in book.chapters] == ["Chapter I", "Chapter II", "Chapter III"]
+    assert [c.title for c in book.chapters] == ["Kapitel I", "Kapitel II", "Kapitel III"]
     assert book.chapters[0].paragraphs[0].startswith("Als Gregor Samsa eines Morgens aus unruhigen Träumen")
     spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
     assert "Gutenberg" not in spoken and "img_" not in spoken

@@ -167,14 +167,20 @@ def test_txt_a_numbered_list_is_not_a_list_of_chapters(tmp_path: Path) -> None:
     assert [c.title for c in read_book(_write(tmp_path, "steps.txt", text)).chapters] == [""]
 
 
-def test_txt_numerals_alone_on_a_line_are_chapters_when_chapters_follow_them(tmp_path: Path) -> None:
+def test_txt_numerals_alone_on_a_line_are_chapters_named_in_the_book_s_language(tmp_path: Path) -> None:
     prose = " ".join(["Он долго ходил по городу и думал о картах."] * 40)
     text = "".join(f"{numeral}\n\n{numeral}. {prose}\n\n" for numeral in ("I", "II", "III"))
+    # A closing chapter set off as the numerals are is a chapter too.
+    text += "Заключение\n\nГерманн сошёл с ума.\n"
     assert [c.title for c in read_book(_write(tmp_path, "story.txt", text)).chapters] == [
-        "Chapter I",
-        "Chapter II",
-        "Chapter III",
+        "Глава I",
+        "Глава II",
+        "Глава III",
+        "Заключение",
     ]
+    english = text.replace(prose, " ".join(["He walked about the town all night."] * 40))
+    titles = [c.title for c in read_book(_write(tmp_path, "english.txt", english)).chapters]
+    assert titles[:3] == ["Chapter I", "Chapter II", "Chapter III"]
     stanzas = "".join(f"{n}\n\nA short stanza\nof two lines.\n\n" for n in range(1, 6))
     assert [c.title for c in read_book(_write(tmp_path, "poem.txt", stanzas)).chapters] == [""]
 

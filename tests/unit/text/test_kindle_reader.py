@@ -41,7 +41,7 @@ def test_kindle_suffixes_are_registered() -> None:
 def test_a_real_azw3_plans_its_chapters_title_and_language() -> None:
     book = load_book(AZW3)
     assert (book.title, book.authors, book.language) == ("Die Verwandlung", ("Franz Kafka",), "de")
-    assert [c.title for c in book.chapters] == ["Chapter I", "Chapter II", "Chapter III"]
+    assert [c.title for c in book.chapters] == ["Kapitel I", "Kapitel II", "Kapitel III"]
     assert book.chapters[0].paragraphs[0].startswith("Als Gregor Samsa eines Morgens aus unruhigen Träumen")
     assert book.notes[0] == f"{AZW3.name}: converted to EPUB by calibre's ebook-convert"
 

@@ -38,7 +38,7 @@ def test_a_novel_plans_its_outline_chapters_without_headers_or_page_numbers() ->
     book = load_book(NOVEL)
     assert (book.title, book.authors, book.language) == ("Die Verwandlung", ("Franz Kafka",), "de")
     assert (book.language_source, book.date) == ("PDF XMP dc:language", "2007-08-21")  # calibre's XMP
-    assert [c.title for c in book.chapters] == ["Chapter I", "Chapter II", "Chapter III"]
+    assert [c.title for c in book.chapters] == ["Kapitel I", "Kapitel II", "Kapitel III"]
     first = book.chapters[0].paragraphs
     # The drop capital joins its word; a paragraph runs on across the page break after it.
     assert first[0].startswith("ALS Gregor Samsa eines Morgens aus unruhigen Träumen erwachte, fand er")
