@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from lxml import etree
@@ -13,7 +14,7 @@ from narrator.core.errors import BookError
 from narrator.core.language import well_formed_tag
 from narrator.text.readers.decode import decode_text
 from narrator.text.readers.matter import build_chapters
-from narrator.text.readers.titles import CHAPTER_LINE, bare_number, title_from_stem
+from narrator.text.readers.titles import CHAPTER_LINE, bare_number, chapter_run, title_from_stem
 from narrator.text.readers.xhtml import Block, Draft, extract, parse_html, parse_xhtml
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
@@ -44,8 +45,24 @@ def decode_html(path: Path, data: bytes) -> tuple[str, str]:
     return decode_text(path, data)
 
 
+def _numeral_headings(blocks: list[Block]) -> list[Block]:
+    """Paragraphs that are only a numeral, counting up like chapters ("א.", "ב.", ... in a Word
+    export with no heading styles), made headings one level below the document's deepest."""
+    found = [
+        (n, value)
+        for n, b in enumerate(blocks)
+        if not b.heading and (value := bare_number(b.text)) is not None
+    ]
+    numerals = chapter_run(found, lambda start: sum(len(b.text.split()) for b in blocks[start:]))
+    if not numerals:
+        return blocks
+    level = min(6, max((b.heading for b in blocks), default=0) + 1)
+    return [replace(b, heading=level) if n in numerals else b for n, b in enumerate(blocks)]
+
+
 def drafts_at_headings(blocks: list[Block], title: str) -> tuple[str, list[Draft]]:
     """Chapters at the shallowest heading level used more than once (else the shallowest used)."""
+    blocks = _numeral_headings(blocks)
     levels = [b.heading for b in blocks if b.heading and not b.boilerplate]
     repeated = sorted({level for level in levels if levels.count(level) > 1})
     chapter_level = repeated[0] if repeated else (min(levels) if levels else 0)

@@ -6,7 +6,8 @@ What a book's producer prints on every page or document (a navigation bar, a cop
 - **at the edges:** a run of blocks at the top or bottom of a unit (an EPUB's document, a text's
   page, a chapter) whose text, digits folded, stands at an edge of at least half the units;
 - **links:** a paragraph that is all one link, standing among text (not in a list of links, as a
-  contents entry does), said three times or more ("Back to contents").
+  contents entry does), said three times or more ("Back to contents"); and a short link among the
+  first or last blocks of the whole book, where a single web page has its "Home" and "Contents".
 
 An author's refrain, a play's speaker names or its "Exeunt." repeat too; they are short and never
 all link. So an edge run goes only as far in as a block that is the producer's for certain: six
@@ -31,6 +32,8 @@ EDGE_SHARE = 0.5
 MIN_UNITS = 3
 #: A paragraph that is all one link, said this many times, is navigation.
 LINK_REPEATS = 3
+#: A link at the book's edge this short is navigation ("Back to the home page of the project").
+LINK_WORDS = 8
 #: A repeated text this long is no refrain.
 LONG_WORDS = 6
 # Blank lines at a page's top or bottom, left where its header or footer was.
@@ -99,6 +102,10 @@ def drop_repeats(units: Sequence[list[Block]], unit_name: str) -> tuple[list[set
             if i not in dropped[n] and links[unit_keys[i]] >= LINK_REPEATS:
                 dropped[n].add(i)
                 found["a link said again and again (navigation)", unit_keys[i]].append(unit[i].text)
+    for n, i in _links_at_book_edges(units, keys):
+        if i not in dropped[n]:
+            dropped[n].add(i)
+            found["a link at the start or end of the book (navigation)", keys[n][i]].append(units[n][i].text)
     notes = [
         f"not read: {squash(texts[0])[:80]!r}"
         + (f" and {len(texts) - 1} more like it" if len(texts) > 1 else "")
@@ -106,6 +113,30 @@ def drop_repeats(units: Sequence[list[Block]], unit_name: str) -> tuple[list[set
         for (rule, _), texts in found.items()
     ]
     return dropped, notes
+
+
+def _links_at_book_edges(units: Sequence[list[Block]], keys: list[list[str]]) -> list[tuple[int, int]]:
+    """(unit, block) of the short links in the book's first unit with text (a page's "Contents")
+    and among the last blocks of its last ("Home")."""
+    said = [[i for i, k in enumerate(unit_keys) if k] for unit_keys in keys]
+    filled = [n for n, blocks in enumerate(said) if blocks]
+    if not filled:
+        return []
+    first, last = filled[0], filled[-1]
+    edges = [(first, i) for i in said[first]] + [(last, i) for i in said[last][-EDGE_BLOCKS:]]
+    return [
+        (n, i)
+        for n, i in edges
+        if _is_link(units[n][i]) and len(keys[n][i].split()) <= LINK_WORDS and not _mostly_links(units[n])
+    ]
+
+
+def _mostly_links(unit: list[Block]) -> bool:
+    """A contents page, two links or more and most of its paragraphs: its links are its text, and
+    they are matter's to judge, not navigation."""
+    said = [b for b in unit if b.text]
+    links = sum(_is_link(b) for b in said)
+    return links >= 2 and 2 * links > len(said)
 
 
 def _lone_links(unit: list[Block], keys: list[str]) -> list[int]:

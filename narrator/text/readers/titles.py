@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 from narrator.core.language import primary_language
@@ -31,7 +32,7 @@ _CHAPTER_WORDS = {
     "en": "Chapter", "fr": "Chapitre", "de": "Kapitel", "es": "Capítulo", "pt": "Capítulo",
     "it": "Capitolo", "nl": "Hoofdstuk", "sv": "Kapitel", "da": "Kapitel", "no": "Kapittel",
     "fi": "Luku", "pl": "Rozdział", "cs": "Kapitola", "ru": "Глава", "uk": "Розділ", "el": "Κεφάλαιο",
-    "hu": "Fejezet", "ca": "Capítol", "eo": "Ĉapitro", "la": "Caput",
+    "hu": "Fejezet", "ca": "Capítol", "eo": "Ĉapitro", "la": "Caput", "he": "פרק",
 }  # fmt: skip
 
 
@@ -48,13 +49,78 @@ def title_key(text: str) -> str:
     return "".join(c for c in text if c.isalnum())
 
 
+#: Numbered headings count as chapters only when there are at least this many, numbered 1, 2, 3, ...
+NUMBERED_HEADINGS = 3
+#: ... and the text under them runs this many words a heading on average (a sonnet is 110).
+CHAPTER_MIN_WORDS = 200
+# Hebrew numerals add their letters' values: "לח" is 30 + 8.
+_HEBREW_VALUES = dict(
+    zip(
+        "אבגדהוזחטיכךלמםנןסעפףצץקרשת",
+        (
+            1,
+            2,
+            3,
+            4,
+            5,
+            6,
+            7,
+            8,
+            9,
+            10,
+            20,
+            20,
+            30,
+            40,
+            40,
+            50,
+            50,
+            60,
+            70,
+            80,
+            80,
+            90,
+            90,
+            100,
+            200,
+            300,
+            400,
+        ),
+        strict=True,
+    )
+)
+_BARE_NUMBER = re.compile(
+    r"\s*([0-9]{1,4}|[IVXLCDM]+|[ivxlcdm]+|[\u05d0-\u05ea]{1,4})[\u05f3\u05f4'\"]?\s*[.:]?\s*"
+)
+
+
 def bare_number(title: str) -> int | None:
-    """The value of a title that is only a number, arabic or roman ("VIII.", "12"); else None."""
-    match = re.fullmatch(r"\s*([0-9]{1,4}|[IVXLCDM]+|[ivxlcdm]+)\s*[.:]?\s*", title)
+    """The value of a title that is only a number: arabic, roman or Hebrew ("VIII.", "12", "לח.");
+    else None."""
+    match = _BARE_NUMBER.fullmatch(title)
     if match is None:
         return None
     numeral = match.group(1)
-    return int(numeral) if numeral.isdigit() else roman_value(numeral)
+    if numeral.isdigit():
+        return int(numeral)
+    if numeral[0] in _HEBREW_VALUES:
+        return sum(_HEBREW_VALUES[letter] for letter in numeral)
+    return roman_value(numeral)
+
+
+def chapter_run(found: list[tuple[int, int]], words_after: Callable[[int], int]) -> set[int]:
+    """Of numbered headings ``found`` (position, number), those that number a book's chapters:
+    counting up from 1, a single number missing now and then (a printer's slip), enough of them,
+    with a chapter's worth of text each (``words_after(position)``), else none (a list, stanzas)."""
+    run: list[int] = []
+    last = 0
+    for position, number in found:
+        if last < number <= last + 2 and (run or number == 1):
+            run.append(position)
+            last = number
+    if len(run) < NUMBERED_HEADINGS or words_after(run[0]) < CHAPTER_MIN_WORDS * len(run):
+        return set()
+    return set(run)
 
 
 def title_from_stem(path: Path) -> str:

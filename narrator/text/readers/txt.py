@@ -24,7 +24,14 @@ from narrator.text.readers.matter import (
     is_matter_title,
 )
 from narrator.text.readers.repetition import drop_from_pages
-from narrator.text.readers.titles import CHAPTER_LINE, PART_WORDS, bare_number, title_from_stem, title_key
+from narrator.text.readers.titles import (
+    CHAPTER_LINE,
+    PART_WORDS,
+    bare_number,
+    chapter_run,
+    title_from_stem,
+    title_key,
+)
 from narrator.text.readers.xhtml import PAGE_MARKER, Block, Draft
 
 #: Verse lines are at most this long; prose wrapped for print runs to 60-75 characters.
@@ -53,10 +60,6 @@ _CJK_DIVISION = re.compile(
 )
 # A numbered section heading set flush left on a line of its own: "1.  Introduction", "10. References".
 _NUMBERED_HEADING = re.compile(r"^(?P<number>\d{1,3})\.?[ \t]+(?P<name>[^\W\d_][^\n]*[^.,;:\s])$")
-#: Numbered headings count as chapters only when there are at least this many, numbered 1, 2, 3, ...
-NUMBERED_HEADINGS = 3
-#: ... and the text under them runs this many words a heading on average (a sonnet is 110).
-CHAPTER_MIN_WORDS = 200
 #: A closing section's heading after the numbered ones is a few words ("Conclusion", "Epilogue").
 CLOSING_HEADING_WORDS = 3
 _ILLUSTRATION = re.compile(r"\[Illustration(?:[:.]\s*(?P<caption>[^\]]*))?\]", re.IGNORECASE)
@@ -242,12 +245,8 @@ def _numbered_headings(blocks: list[tuple[int, str]]) -> set[int]:
     sections = [(n, int(m["number"])) for n, line in enumerate(lines) if (m := _NUMBERED_HEADING.match(line))]
     numerals = [(n, value) for n, line in enumerate(lines) if (value := bare_number(line)) is not None]
     for found in (sections, numerals):
-        numbers = [number for _, number in found]
-        if len(found) < NUMBERED_HEADINGS or numbers != list(range(1, len(numbers) + 1)):
-            continue
-        words = sum(len(block.split()) for _, block in blocks[found[0][0] :])
-        if words >= CHAPTER_MIN_WORDS * len(found):
-            return {n for n, _ in found}
+        if run := chapter_run(found, lambda start: sum(len(block.split()) for _, block in blocks[start:])):
+            return run
     return set()
 
 

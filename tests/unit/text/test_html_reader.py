@@ -125,3 +125,28 @@ def test_html_with_no_text_is_one_line_error(tmp_path: Path) -> None:
         with pytest.raises(BookError) as caught:
             read_book(path)
         assert str(caught.value).startswith(str(path)) and "\n" not in str(caught.value)
+
+
+def test_numerals_alone_in_a_page_without_headings_are_chapters_and_its_edge_links_are_not_read(
+    tmp_path: Path,
+) -> None:
+    # A Word export as Project Ben-Yehuda serves it: no heading styles, Hebrew numerals on their
+    # own lines (one missing, as printed), a "contents" link at the top and a "home" link below.
+    prose = "<p>" + " ".join(["יום בציר בהיר וחם היה, אחד מאלה הבלתי-נפרצים."] * 40) + "</p>"
+    numerals = ["א.", "ב.", "ג.", "ה.", "ו."]
+    body = "".join(f"<p>{numeral}</p>{prose}" for numeral in numerals)
+    page = (
+        '<html lang="he"><body><p>נגד הזרם</p><p><a href="index.html">לתוכן הענינים</a></p>'
+        f'{body}<p><a href="/">לדף הראשי של פרויקט בן-יהודה</a></p></body></html>'
+    )
+    book = read_book(_write(tmp_path, "neged.html", page))
+    assert [c.title for c in book.chapters if c.kind == "body"][-5:] == [
+        "פרק א",
+        "פרק ב",
+        "פרק ג",
+        "פרק ה",
+        "פרק ו",
+    ]
+    said = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "לתוכן הענינים" not in said and "לדף הראשי" not in said
+    assert any("a link at the start or end of the book" in note for note in book.notes)
