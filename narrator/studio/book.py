@@ -238,7 +238,6 @@ class Studio:
         """Make the segment read ``text`` (as written) instead of the plan's reading."""
         if not text.strip():
             raise UserError("type what the voice should say for this segment: the reading is empty")
-        self.segment(segment_id)
         return self._fix(segment_id, say=" ".join(text.split()))
 
     def take(self, segment_id: str) -> int:

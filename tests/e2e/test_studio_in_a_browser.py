@@ -123,6 +123,36 @@ def test_listen_fix_and_re_render_only_what_changed(tiny, tmp_path):
             count_ended(page)
             page.locator(f"#s-{new[0].segment_id} .play").click()
             page.wait_for_function("window.ended >= 1", timeout=30_000)
+
+            # One segment's own reading, through its fix controls: only it renders again, and the
+            # take before plays beside it.
+            other = next(
+                row
+                for row in after
+                if row.chapter == new[0].chapter and row.segment_id != new[0].segment_id and row.paragraph
+            )
+            fix = page.locator(f"#s-{other.segment_id}")
+            fix.locator("summary").click()
+            fix.locator(".say").fill("Read this instead.")
+            fix.locator(".say-save").click()
+            page.wait_for_function(
+                f"document.querySelector('#s-{other.segment_id} .fix-message').textContent.includes('saved in')"
+            )
+            # The first run's "done" stands until this press is answered.
+            page.evaluate("document.getElementById('render-state').dataset.state = 'idle'")
+            page.click("#render-start")
+            page.wait_for_function(
+                "!['idle', 'running'].includes(document.getElementById('render-state').dataset.state)",
+                timeout=300_000,
+            )
+            assert page.get_attribute("#render-state", "data-state") == "done", page.inner_text("#render-log")
+            again = rows_of(tiny)
+            (read,) = [row for row in again if row.segment_id not in {r.segment_id for r in after}]
+            assert read.spoken == "Read this instead." and read.text == other.text
+            page.goto(chapter_url)
+            count_ended(page)
+            page.locator(f"#s-{read.segment_id} .play-previous").click()
+            page.wait_for_function("window.ended >= 1", timeout=30_000)
             browser.close()
     finally:
         studio.terminate()
