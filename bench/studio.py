@@ -1,5 +1,6 @@
-"""How fast the studio answers on a long book: the book page, a chapter page, a segment's audio and
-a lexicon preview, on a 30,000-segment catalog (bench/marks.py's rows: 100 chapters of 300).
+"""How fast the studio answers on a long book: the book page, a chapter page, a segment's audio,
+a lexicon preview, and one segment's reading and flag saved, on a 30,000-segment catalog
+(bench/marks.py's rows: 100 chapters of 300).
 
 The first request reads the catalog; later ones reuse it until the file changes (a mark). Each
 figure is the best of five requests through Starlette's TestClient, the first read printed apart.
@@ -66,7 +67,7 @@ def main(count: int) -> None:
         start = time.perf_counter()
         client.get(f"/?token={TOKEN}")
         first = 1000 * (time.perf_counter() - start)
-        segment = studio.rows()[0].segment_id
+        segment, last = studio.rows()[0].segment_id, studio.rows()[-1].segment_id
         figures = {
             "book page, first (reads the catalog)": first,
             "book page": best_ms(client, "GET", f"/?token={TOKEN}"),
@@ -78,6 +79,12 @@ def main(count: int) -> None:
             ),
             "lexicon preview (every segment changes)": best_ms(
                 client, "POST", f"/api/lexicon/preview?token={TOKEN}", json={"key": "worst", "say": "wurst"}
+            ),
+            "one segment's reading saved": best_ms(
+                client, "POST", f"/api/segment/{last}/say?token={TOKEN}", json={"text": "Said otherwise."}
+            ),
+            "one segment flagged": best_ms(
+                client, "POST", f"/api/segment/{last}/flag?token={TOKEN}", json={"note": "too fast"}
             ),
         }
     print(f"{count} segments")

@@ -16,6 +16,7 @@ from narrator.core.catalog import Row, read_planned
 from narrator.core.errors import CatalogError, UserError
 from narrator.core.lock import holding
 from narrator.inspect.check import check_book, format_results
+from narrator.inspect.flags import flagged, format_flags, read_flags
 from narrator.inspect.status import book_seconds, format_progress, format_status, glyphs_for, progress
 from narrator.inspect.verify import verify_catalog
 from narrator.render.asr import format_evidence, read_evidence, requeue_flagged
@@ -90,8 +91,8 @@ def _verify(args: argparse.Namespace) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    """Print the table of every output's rules, then the ASR check's flagged and worst segments;
-    1 when any rule fails or any segment is flagged."""
+    """Print the table of every output's rules, then the ASR check's flagged and worst segments,
+    then the segments flagged by ear in the studio; 1 when any rule fails or any segment is flagged."""
     results = check_book(args.folder)
     print(format_results(results))
     catalog_path = Path(args.folder) / "catalog.tsv"
@@ -100,8 +101,11 @@ def _check(args: argparse.Namespace) -> int:
     evidence = read_evidence(catalog_path, rows)
     if evidence:
         print(f"\n{format_evidence(evidence, len(rows), args.worst)}")
-    flagged = any(not item.score.passed for item in evidence)
-    return 1 if flagged or any(not result.passed for result in results) else 0
+    by_ear = flagged(rows, read_flags(Path(args.folder)))
+    if by_ear:
+        print(f"\n{format_flags(by_ear)}")
+    heard_wrong = any(not item.score.passed for item in evidence)
+    return 1 if heard_wrong or by_ear or any(not result.passed for result in results) else 0
 
 
 def _requeue(args: argparse.Namespace) -> None:

@@ -152,6 +152,9 @@ class Row(Segment):
 
 #: The plan's metadata beside the catalog; it holds the PlanRecord under "plan".
 BOOK_JSON = "book.json"
+#: Under this key book.json holds the segments the plan gave their own render seed (another take,
+#: narrator.plan.fixes), by id; the id mixes the seed in, so an id's seed never changes.
+SEEDS_KEY = "seeds"
 #: What to do about a missing catalog, or one that does not match its plan.
 PLAN_HINT = "run snakemake to plan the book (finished segments are kept)"
 REPLAN_HINT = "run snakemake again to re-plan it (finished segments are kept)"
@@ -214,6 +217,18 @@ def read_plan_record(catalog_path: str | Path) -> PlanRecord:
         raise UnprovenCatalog(f"{path} is missing, so the catalog cannot be checked") from None
     except (ValueError, KeyError, TypeError) as error:
         raise UnprovenCatalog(f"{path} has no valid plan record ({error})") from None
+
+
+def planned_seed(catalog_path: str | Path, segment_id: str) -> int | None:
+    """The render seed the plan gave this segment, or None for its text's own (or no book.json)."""
+    path = Path(catalog_path).with_name(BOOK_JSON)
+    try:
+        seed = json.loads(path.read_text(encoding="utf-8")).get(SEEDS_KEY, {}).get(segment_id)
+    except FileNotFoundError:
+        return None
+    except (ValueError, AttributeError) as error:
+        raise CatalogError(f"{path} cannot be read ({error}); {REPLAN_HINT}") from None
+    return seed if isinstance(seed, int) else None
 
 
 def read_planned(catalog_path: str | Path) -> list[Row]:

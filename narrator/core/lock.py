@@ -114,6 +114,27 @@ def _describe_holder(fd: int) -> str:
         return "another run that is just starting"
 
 
+def holder(folder: Path) -> str | None:
+    """Who holds the book's lock now (as the refusal names them), or None; takes and writes nothing.
+
+    A shared flock is refused exactly while someone holds the exclusive one, and is dropped at once.
+    """
+    path = folder / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _describe_holder(fd)
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
 @contextlib.contextmanager
 def holding(folder: Path, what: str) -> Iterator[None]:
     """Hold the lock on a book's results folder for the block; UserError if another run holds it."""

@@ -35,6 +35,7 @@ from narrator.core.pace import pace_by_chapter, pace_of
 from narrator.core.publish import publishing
 from narrator.core.timeline import build_timeline, chapter_title
 from narrator.inspect.check import CheckResult, check_book
+from narrator.inspect.flags import flagged, read_flags
 from narrator.inspect.status import clock, master_seconds
 from narrator.package.metadata import BookInfo, PackageSettings, book_info
 from narrator.render.asr import CER_LIMIT, Evidence, read_evidence, worst
@@ -433,10 +434,13 @@ def _list_table(caption: str, header: Sequence[str] | None, rows: Sequence[Seque
 
 
 def summary_rst(
-    figures: Sequence[tuple[str, str]], checks: Sequence[CheckResult] | str, evidence: Sequence[Evidence] = ()
+    figures: Sequence[tuple[str, str]],
+    checks: Sequence[CheckResult] | str,
+    evidence: Sequence[Evidence] = (),
+    by_ear: Sequence[tuple[Row, str]] = (),
 ) -> str:
-    """The key figures, the output check and the segments heard worst as reStructuredText tables
-    for the landing page.
+    """The key figures, the output check, the segments heard worst and those flagged by ear in the
+    studio as reStructuredText tables for the landing page.
 
     ``checks`` is the output check's rows, or why it could not run.
     """
@@ -454,6 +458,9 @@ def summary_rst(
         ]
         header = ("chapter", "text", "heard", "CER", "verdict")
         lines += _list_table("Segments heard worst (narrator check lists them)", header, heard)
+    if by_ear:
+        noted = [(f"{row.chapter}", row.text, note or "(no note)") for row, note in by_ear]
+        lines += _list_table("Segments flagged by ear in the studio", ("chapter", "text", "note"), noted)
     if isinstance(checks, str):
         lines += [f"Output check not run: {_rst_text(checks)}", ""]
         return "\n".join(lines)
@@ -483,7 +490,8 @@ def write_summary(
     except UserError as error:  # e.g. no ffmpeg to decode with: the rest of the page still stands
         checks = str(error)
     with publishing(Path(summary)) as temp:
-        temp.write_text(summary_rst(figures, checks, evidence), encoding="utf-8")
+        by_ear = flagged(rows, read_flags(Path(catalog_path).parent))
+        temp.write_text(summary_rst(figures, checks, evidence, by_ear), encoding="utf-8")
     if isinstance(checks, str):
         return f"wrote {len(figures)} key figures; output check not run: {checks}"
     failed = sum(not check.passed for check in checks)

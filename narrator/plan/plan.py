@@ -7,7 +7,7 @@ import json
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any
@@ -18,6 +18,7 @@ from narrator.core.book import Book
 from narrator.core.catalog import (
     BOOK_JSON,
     REPLAN_HINT,
+    SEEDS_KEY,
     PlanRecord,
     Row,
     UnprovenCatalog,
@@ -34,6 +35,7 @@ from narrator.core.lock import holding
 from narrator.core.publish import TEMP_MARK, replace_durably
 from narrator.engines import engine_class
 from narrator.engines.base import EngineOptions
+from narrator.plan.fixes import Fixes, applied, fixes_note, fixes_path
 from narrator.plan.identity import file_sha256, record_source, voice_sha256
 from narrator.text.credits import with_credits
 from narrator.text.ingest import read_book, select_chapters
@@ -50,17 +52,19 @@ def render_key(engine: str, options: EngineOptions, voice: str = "") -> str:
     return f"{key}:{voice}" if voice else key
 
 
-def segment_ids(texts: list[str], key: str) -> list[str]:
+def segment_ids(texts: list[str], key: str, seeds: list[int | None] | None = None) -> list[str]:
     """Content ids: the same text and voice give the same id, so edits move only what changed.
 
     A repeated text (a refrain, "Yes.") gets its occurrence number mixed in, so ids stay unique
-    and inserting one repeat shifts only the later repeats of that same text.
+    and inserting one repeat shifts only the later repeats of that same text. A segment given its
+    own seed (another take, narrator.plan.fixes) gets it mixed in, so that take renders.
     """
     seen: Counter[str] = Counter()
     ids = []
-    for text in texts:
+    for text, seed in zip(texts, seeds or [None] * len(texts), strict=True):
         seen[text] += 1
         material = f"{key}\x00{text}" + (f"\x00{seen[text]}" if seen[text] > 1 else "")
+        material += f"\x00seed {seed}" if seed is not None else ""
         ids.append(hashlib.sha256(material.encode()).hexdigest()[:16])
     return ids
 
@@ -143,14 +147,17 @@ def speaker(lexicon: Lexicon, engine: str, language: str, urls: str) -> Speaker:
 SEGMENTS_DIR = "segments"
 
 
-def plan_rows(book: Book, settings: PlanSettings) -> list[Row]:
+def plan_rows(book: Book, settings: PlanSettings, fixes: Fixes | None = None) -> list[Row]:
+    """The book's segments as catalog rows, with ``fixes`` (one segment's reading or seed) applied."""
     language = settings.language or book.language
     segments = []
     for segment in segment_book(book, settings.budget, speaker_for(settings, language), language):
         interrupt.check()  # a long book plans for minutes: Ctrl-C must not wait for the end
         segments.append(segment)
+    spoken, seeds = applied([s.text for s in segments], [s.spoken for s in segments], fixes or Fixes())
+    segments = [replace(s, spoken=said) for s, said in zip(segments, spoken, strict=True)]
     key = render_key(settings.engine, settings.options, settings.voice_sha256)
-    ids = segment_ids([s.spoken for s in segments], key)
+    ids = segment_ids(spoken, key, seeds)
     return [
         Row(
             **vars(segment),
@@ -237,8 +244,11 @@ def _trim(folder: Path, limit: int) -> None:
         path.unlink()
 
 
-def write_book_json(book: Book, book_json_path: Path, language: str, record: PlanRecord) -> None:
-    """Metadata for later stages (tags, cover), written atomically beside the catalog."""
+def write_book_json(
+    book: Book, book_json_path: Path, language: str, record: PlanRecord, seeds: Mapping[str, int]
+) -> None:
+    """Metadata for later stages (tags, cover), written atomically beside the catalog; ``seeds``:
+    the segments given their own render seed (narrator.plan.fixes), by id."""
     cover_name = None
     if book.cover is not None:
         cover_name = f"cover.{book.cover.extension}"
@@ -252,6 +262,7 @@ def write_book_json(book: Book, book_json_path: Path, language: str, record: Pla
         "encoding": book.encoding,
         "chapters": [{"index": i, "title": c.title} for i, c in enumerate(book.chapters, start=1)],
         "plan": record.as_json(),
+        SEEDS_KEY: dict(seeds),
     }
     replace_durably(book_json_path, json.dumps(metadata, indent=2, ensure_ascii=False).encode() + b"\n")
 
@@ -300,7 +311,10 @@ def write_plan(
         voice = engine_class(settings.engine).voice_name(settings.options)
         book, credits_note = with_credits(book, language, voice)
         notes.append(credits_note)
-    rows = plan_rows(book, settings)
+    fixes = Fixes.load(fixes_path(book_path))
+    rows = plan_rows(book, settings, fixes)
+    texts = [row.text for row in rows]
+    notes += [note] if (note := fixes_note(texts, fixes)) else []
     if settings.limits is not None:
         check_segment_count(len(rows), settings.limits)
     segments_dir = catalog_path.parent / SEGMENTS_DIR
@@ -313,7 +327,9 @@ def write_plan(
     rows, damaged = adopt_published(catalog_path, rows)
     adopted = sum(row.completed for row in rows)
     record = PlanRecord.of(rows, source_sha256, settings.digest())
-    write_book_json(book, Path(book_json_path), language, record)
+    chosen = applied(texts, [row.spoken for row in rows], fixes)[1]
+    seeds = {row.segment_id: seed for row, seed in zip(rows, chosen, strict=True) if seed is not None}
+    write_book_json(book, Path(book_json_path), language, record, seeds)
     write_catalog(catalog_path, rows)
     decoded = "" if book.encoding == "utf-8" else f" (text decoded as {book.encoding})"
     summary = (

@@ -7,7 +7,8 @@ Order of the steps, and why:
      not silent, plausible length);
   3a. with verify.asr on, hear the temp file (narrator.render.asr) and score it against the text; in
      enforce mode a failing render is made again from the next seed of a fixed chain (seed_for(text),
-     +1, +2, ... up to verify.tries renders), so a rerun takes the same path to the same WAV; then
+     or the seed the plan gave the segment for another take, narrator.plan.fixes; then +1, +2, ...
+     up to verify.tries renders), so a rerun takes the same path to the same WAV; then
      write the score and transcript durably to the sidecar segments/<id>.asr.json;
   4. mark the row completed in the catalog, recording the WAV's checksum (durable);
   5. fsync the temp file, rename it onto the output path (atomic), fsync the directory
@@ -117,7 +118,9 @@ def render_segment(
     check = check or asr.AsrSettings()
     row = catalog.segment_row(catalog_path, segment_id)
     voice = get_engine(engine, options)
-    first_seed = seed_for(row.spoken)
+    # Another take chosen by ear (narrator.plan.fixes) starts elsewhere on the chain.
+    planned = catalog.planned_seed(catalog_path, segment_id)
+    first_seed = seed_for(row.spoken) if planned is None else planned
     # Another seed is another render only where the engine draws noise; elsewhere it is the same audio.
     seeded = type(voice).seeded(options)
     renders = check.tries if check.mode == "enforce" and seeded else 1

@@ -20,18 +20,18 @@ from narrator.core.catalog import Row, rows_by_chapter
 from narrator.core.errors import UserError
 from narrator.core.pace import pace_of
 from narrator.render.asr import Evidence, worst
-from narrator.studio.book import Change, Studio
+from narrator.studio.book import LISTED, Changes, Studio
 
 #: The only files served besides audio: shipped in the package, named here, never taken from a URL.
 STATIC = {"studio.js": "text/javascript", "studio.css": "text/css"}
 HELP = (
     "<p class='help'>▶ plays a segment and on through the rest; space: play/pause, ←/→: previous/next; "
-    "select a word to respell it below.</p>"
+    "select a word to respell it below; <em>fix</em> under a segment changes that segment alone.</p>"
 )
+#: What the page may do to one segment (POST /api/segment/<id>/<action>).
+SEGMENT_ACTIONS = ("say", "take", "flag", "unflag", "keep", "revert")
 #: The book page's table of chapters.
 COLUMNS = ("chapter", "segments", "", "speech", "pace", "flagged")
-#: The most matches a search or a preview lists.
-LISTED = 200
 
 
 class TokenRequired(BaseHTTPMiddleware):
@@ -67,7 +67,37 @@ def _minutes(seconds: float) -> str:
     return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
 
 
-def _segment(row: Row, heard: Evidence | None, pause: float, token: str) -> str:
+def _fix_controls(row: Row, note: str | None, before: str | None, token: str) -> str:
+    """One segment's own controls: its reading, another take, a flag by ear, the take before."""
+    flag = (
+        f'<div class="flag">flagged by ear: {escape(note or "(no note)")}</div>' if note is not None else ""
+    )
+    compare = ""
+    if before is not None:
+        compare = (
+            f'<div class="compare" data-previous="/audio/{row.segment_id}/previous?token={escape(token)}">'
+            '<button class="play-previous">▶ take before</button> '
+            '<button class="keep">keep the new take</button> <button class="revert">go back</button></div>'
+        )
+    toggle = "unflag" if note is not None else "flag"
+    return (
+        f"{flag}{compare}<details class='fix'><summary>fix</summary>"
+        f"<input class='say' size='50' value='{escape(row.spoken)}' aria-label='what to say'> "
+        "<button class='say-save'>say this</button> <button class='take'>another take</button> "
+        "<input class='note' placeholder='note' aria-label='note'> "
+        f"<button class='{toggle}'>{toggle}</button>"
+        "<span class='fix-message' role='status'></span></details>"
+    )
+
+
+def _segment(
+    row: Row,
+    heard: Evidence | None,
+    pause: float,
+    token: str,
+    note: str | None = None,
+    before: str | None = None,
+) -> str:
     spoken = "" if row.spoken == row.text else f'<div class="spoken">says: {escape(row.spoken)}</div>'
     asr = ""
     if heard is not None:
@@ -81,7 +111,8 @@ def _segment(row: Row, heard: Evidence | None, pause: float, token: str) -> str:
         f'<li class="segment {row.status}" id="s-{row.segment_id}" data-id="{row.segment_id}" '
         f'data-audio="{audio}" data-pause="{pause:g}"><button class="play"'
         f'{"" if audio else " disabled"}>▶</button> <span class="text">{escape(row.text)}</span>'
-        f'{spoken}{asr}<div class="meta">{row.status} · {row.seconds:.1f} s · {row.segment_id}</div></li>'
+        f'{spoken}{asr}<div class="meta">{row.status} · {row.seconds:.1f} s · {row.segment_id}</div>'
+        f"{_fix_controls(row, note, before, token)}</li>"
     )
 
 
@@ -102,9 +133,17 @@ def _lexicon_form(studio: Studio) -> str:
 def build_app(studio: Studio, token: str) -> Starlette:
     def listing(rows: list[Row], heard: dict[str, Evidence]) -> str:
         """The segments as the page lists them, each with its pause after (seconds) for play-on."""
-        pauses = studio.pauses()
+        pauses, flags, previous = studio.pauses(), studio.flags(), studio.previous()
         return "".join(
-            _segment(r, heard.get(r.segment_id), pauses.get(r.pause_after, 0), token) for r in rows
+            _segment(
+                r,
+                heard.get(r.segment_id),
+                pauses.get(r.pause_after, 0),
+                token,
+                flags.get(r.segment_id),
+                previous.get(r.segment_id),
+            )
+            for r in rows
         )
 
     async def book(request: Request) -> Response:
@@ -147,9 +186,11 @@ def build_app(studio: Studio, token: str) -> Starlette:
             # The ASR check's own order (narrator check): failed first, then nearest their limit.
             rows = [item.row for item in worst(list(heard.values()), len(heard))]
         found = []
+        by_ear = studio.flags()
         for row in rows:
             evidence = heard.get(row.segment_id)
-            if flagged_only and (evidence is None or evidence.score.passed):
+            misheard = evidence is not None and not evidence.score.passed
+            if flagged_only and not misheard and row.segment_id not in by_ear:
                 continue
             haystack = f"{row.text}\n{row.spoken}\n{evidence.transcript if evidence else ''}".casefold()
             if query in haystack:
@@ -176,18 +217,19 @@ def build_app(studio: Studio, token: str) -> Starlette:
         key, say, phonemes = (str(data.get(name, "")).strip() for name in ("key", "say", "phonemes"))
         return key, say, bool(data.get("ignore_case", False)), phonemes
 
-    def listed(changes: list[Change]) -> list[dict[str, Any]]:
-        return [
+    def listed(changes: Changes) -> dict[str, Any]:
+        shown = [
             {"segment_id": c.row.segment_id, "chapter": c.row.chapter, "text": c.row.text, "spoken": c.spoken}
-            for c in changes[:LISTED]
+            for c in changes.listed
         ]
+        return {"count": changes.count, "exact": changes.exact, "changes": shown}
 
     async def preview(request: Request) -> Response:
         try:
             changes = studio.preview(*await entry(request))
         except UserError as error:
             return JSONResponse({"error": str(error)}, status_code=400)
-        return JSONResponse({"count": len(changes), "changes": listed(changes)})
+        return JSONResponse(listed(changes))
 
     async def save(request: Request) -> Response:
         try:
@@ -198,7 +240,35 @@ def build_app(studio: Studio, token: str) -> Starlette:
             f"saved in {studio.lexicon_path}; the studio's re-render passes lexicon={studio.lexicon_path}, "
             "and so must your own runs (or set lexicon: in your config)"
         )
-        return JSONResponse({"count": len(changes), "changes": listed(changes), "note": note})
+        return JSONResponse({**listed(changes), "note": note})
+
+    async def one_segment(request: Request) -> Response:
+        """A change to one segment, by its id in the catalog: its reading, another take, a flag."""
+        segment_id, action = request.path_params["segment_id"], request.path_params["action"]
+        if action not in SEGMENT_ACTIONS:
+            return PlainTextResponse("not found", status_code=404)
+        data = await request.json() if action in ("say", "flag") else {}
+        try:
+            if action == "say":
+                where = studio.say(segment_id, str(data.get("text", "")))
+                message = f"saved in {where}: re-render to hear it"
+            elif action == "take":
+                seed = studio.take(segment_id)
+                message = f"seed {seed} saved in {studio.fixes_path}: re-render to hear the new take"
+            elif action in ("flag", "unflag"):
+                studio.flag(segment_id, str(data.get("note", "")) if action == "flag" else None)
+                message = f"{action}ged: narrator check lists the flags"
+            else:
+                message = studio.settle(segment_id, keep=action == "keep")
+        except UserError as error:
+            return JSONResponse({"error": str(error)}, status_code=400)
+        return JSONResponse({"message": message})
+
+    async def previous_audio(request: Request) -> Response:
+        data = studio.previous_audio(request.path_params["segment_id"])
+        if data is None:
+            return PlainTextResponse("no take before this segment's is kept", status_code=404)
+        return Response(data, media_type="audio/wav", headers={"Cache-Control": "no-store"})
 
     async def render(request: Request) -> Response:
         studio.start_render()
@@ -212,10 +282,12 @@ def build_app(studio: Studio, token: str) -> Starlette:
         Route("/chapter/{index:int}", chapter),
         Route("/search", search),
         Route("/audio/{segment_id}", audio),
+        Route("/audio/{segment_id}/previous", previous_audio),
         Route("/static/{name}", static),
         Route("/api/lexicon/preview", preview, methods=["POST"]),
         Route("/api/lexicon", save, methods=["POST"]),
         Route("/api/render", render, methods=["POST"]),
+        Route("/api/segment/{segment_id}/{action:str}", one_segment, methods=["POST"]),
         Route("/api/progress", progress),
     ]
     return Starlette(routes=routes, middleware=[Middleware(TokenRequired, token=token)])

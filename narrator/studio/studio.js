@@ -1,5 +1,6 @@
 // The studio's page behaviour: play segments on through a chapter with the book's pauses, the
-// keyboard, a selection into the lexicon form, the lexicon's preview and save, and the re-render.
+// keyboard, a selection into the lexicon form, the lexicon's preview and save, one segment's fixes
+// (its reading, another take, a flag, the take before), and the re-render.
 "use strict";
 const token = document.body.dataset.token;
 const api = (path) => `${path}?token=${encodeURIComponent(token)}`;
@@ -26,6 +27,7 @@ function play(index) {
 
 if (player) {
   player.addEventListener("ended", () => {
+    if (current < 0) return;  // a take before, played alone
     const pause = parseFloat(segments[current].dataset.pause || "0");
     pauseTimer = setTimeout(() => play(current + 1), pause * 1000);
   });
@@ -61,7 +63,8 @@ async function lexicon(path) {
   changes.replaceChildren();
   message.classList.toggle("error", !response.ok);
   if (!response.ok) { message.textContent = answer.error; return; }
-  message.textContent = `${answer.count} segments would change` + (answer.note ? `; ${answer.note}` : "");
+  const about = answer.exact ? "" : "about ";
+  message.textContent = `${about}${answer.count} segments would change` + (answer.note ? `; ${answer.note}` : "");
   message.dataset.count = answer.count;
   for (const change of answer.changes) {
     const li = document.createElement("li");
@@ -74,6 +77,36 @@ async function lexicon(path) {
 document.getElementById("lex-preview").addEventListener("click", () => lexicon("/api/lexicon/preview"));
 document.getElementById("lex-save").addEventListener("click", () => lexicon("/api/lexicon"));
 
+// One segment's own controls, under its "fix".
+async function segmentAction(li, action, body) {
+  const shown = li.querySelector(".fix-message");
+  const response = await fetch(api(`/api/segment/${li.dataset.id}/${action}`), {
+    method: "POST", body: JSON.stringify(body || {}),
+  });
+  const answer = await response.json();
+  shown.classList.toggle("error", !response.ok);
+  shown.textContent = response.ok ? answer.message : answer.error;
+}
+
+segments.forEach((li) => {
+  const on = (selector, handler) => {
+    const button = li.querySelector(selector);
+    if (button) button.addEventListener("click", handler);
+  };
+  on(".say-save", () => segmentAction(li, "say", { text: li.querySelector(".say").value }));
+  on(".take", () => segmentAction(li, "take"));
+  on(".flag", () => segmentAction(li, "flag", { note: li.querySelector(".note").value }));
+  on(".unflag", () => segmentAction(li, "unflag"));
+  on(".keep", () => segmentAction(li, "keep"));
+  on(".revert", () => segmentAction(li, "revert"));
+  on(".play-previous", () => {
+    clearTimeout(pauseTimer);
+    current = -1;
+    player.src = li.querySelector(".compare").dataset.previous;
+    player.play();
+  });
+});
+
 const bar = document.getElementById("render-bar");
 const state = document.getElementById("render-state");
 const log = document.getElementById("render-log");
@@ -85,13 +118,17 @@ function show(progress) {
   log.textContent = progress.log.join("\n");
 }
 
+const start = document.getElementById("render-start");
+
 async function follow() {
   const progress = await (await fetch(api("/api/progress"))).json();
   show(progress);
-  if (progress.state === "running") setTimeout(follow, 1000);
+  // A run started elsewhere (it holds the book's lock) is followed; the button would not start another.
+  start.disabled = progress.state === "running elsewhere";
+  if (progress.state.startsWith("running")) setTimeout(follow, 1000);
 }
 
-document.getElementById("render-start").addEventListener("click", async () => {
+start.addEventListener("click", async () => {
   show(await (await fetch(api("/api/render"), { method: "POST" })).json());
   follow();
 });

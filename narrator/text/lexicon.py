@@ -300,6 +300,10 @@ class Lexicon:
         pieces.append(text[done:])
         return "".join(pieces)
 
+    def finds(self, text: str) -> bool:
+        """Whether any entry matches in ``text``: one search per entry, cheaper than ``apply``."""
+        return any(self._search(entry, text, 0) is not None for entry in self.entries)
+
     def entries_matching(self, text: str) -> list[str]:
         """Keys (as written) of the entries ``apply`` would use on ``text``, in order of first use."""
         return list(dict.fromkeys(entry.key for entry, _ in self._matches(text)))

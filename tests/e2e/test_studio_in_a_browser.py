@@ -35,6 +35,19 @@ def count_ended(page) -> None:
     )
 
 
+def re_render(page) -> None:
+    """Press re-render and wait for the run to end; it must end done."""
+    # A run before left "done" standing until this press is answered: idle until then, then
+    # running until the run ends.
+    page.evaluate("document.getElementById('render-state').dataset.state = 'idle'")
+    page.click("#render-start")
+    page.wait_for_function(
+        "!['idle', 'running'].includes(document.getElementById('render-state').dataset.state)",
+        timeout=300_000,
+    )
+    assert page.get_attribute("#render-state", "data-state") == "done", page.inner_text("#render-log")
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (scripts/test.sh installs it)")
 def test_listen_fix_and_re_render_only_what_changed(tiny, tmp_path):
     tiny.run_book(BOOK)
@@ -100,13 +113,7 @@ def test_listen_fix_and_re_render_only_what_changed(tiny, tmp_path):
             page.click("#lex-save")
             page.wait_for_function("document.getElementById('lex-message').textContent.includes('saved in')")
 
-            page.click("#render-start")
-            # Idle until the press is answered, then running until the run ends.
-            page.wait_for_function(
-                "!['idle', 'running'].includes(document.getElementById('render-state').dataset.state)",
-                timeout=300_000,
-            )
-            assert page.get_attribute("#render-state", "data-state") == "done", page.inner_text("#render-log")
+            re_render(page)
             assert page.evaluate("document.getElementById('render-bar').value") == 100
 
             after = rows_of(tiny)
@@ -122,6 +129,28 @@ def test_listen_fix_and_re_render_only_what_changed(tiny, tmp_path):
             page.goto(chapter_url)
             count_ended(page)
             page.locator(f"#s-{new[0].segment_id} .play").click()
+            page.wait_for_function("window.ended >= 1", timeout=30_000)
+
+            # One segment's own reading, through its fix controls: only it renders again, and the
+            # take before plays beside it.
+            other = next(
+                row
+                for row in after
+                if row.chapter == new[0].chapter and row.segment_id != new[0].segment_id and row.paragraph
+            )
+            fix = page.locator(f"#s-{other.segment_id}")
+            fix.locator("summary").click()
+            fix.locator(".say").fill("Read this instead.")
+            fix.locator(".say-save").click()
+            saved = f"#s-{other.segment_id} .fix-message"
+            page.wait_for_function(f"document.querySelector('{saved}').textContent.includes('saved in')")
+            re_render(page)
+            again = rows_of(tiny)
+            (read,) = [row for row in again if row.segment_id not in {r.segment_id for r in after}]
+            assert read.spoken == "Read this instead." and read.text == other.text
+            page.goto(chapter_url)
+            count_ended(page)
+            page.locator(f"#s-{read.segment_id} .play-previous").click()
             page.wait_for_function("window.ended >= 1", timeout=30_000)
             browser.close()
     finally:

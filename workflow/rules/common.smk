@@ -15,6 +15,8 @@ def fail(message):
 # Under an address-space limit (ulimit -v, a cluster job's cap) the libraries below may not load.
 try:
     from narrator.core import catalog as narrator_catalog
+    from narrator.inspect.flags import FLAGS_FILE
+    from narrator.plan.fixes import fixes_path
     from narrator.render.groups import book_render_groups
     from narrator.workflow.bootstrap import bootstrap
     from narrator.workflow.cluster import render_group
@@ -81,6 +83,18 @@ def get_book(wildcards):
 
 def get_lexicon(wildcards):
     return [config["lexicon"]] if config["lexicon"] else []
+
+
+def get_fixes(wildcards):
+    """The book's fixes file (narrator.plan.fixes), once there is one: editing it re-plans."""
+    path = fixes_path(SHELF[wildcards.book].path)
+    return [str(path)] if path.exists() else []
+
+
+def get_flags(wildcards):
+    """The book's flags by ear (narrator.inspect.flags), once the studio wrote any."""
+    path = Path(RESULTS) / wildcards.book / FLAGS_FILE
+    return [str(path)] if path.exists() else []
 
 
 def get_catalog(wildcards):

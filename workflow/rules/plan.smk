@@ -5,6 +5,7 @@ checkpoint plan_catalog:
     input:
         book=get_book,
         lexicon=get_lexicon,
+        fixes=get_fixes,
     output:
         catalog=f"{RESULTS}/{{book}}/catalog.tsv",
         book_json=f"{RESULTS}/{{book}}/book.json",

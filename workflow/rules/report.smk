@@ -88,6 +88,8 @@ rule report_summary:
         ],
         # Written after the plots, so the landing page never includes a page whose plots are missing.
         plots=rules.report_plots.output,
+        # Flags set by ear in the studio (narrator.inspect.flags) are listed: a new one writes it again.
+        flags=get_flags,
     output:
         summary=f"{RESULTS}/{{book}}/report/summary.rst",
     log:

@@ -162,7 +162,15 @@ def test_the_re_render_repeats_the_users_run_with_the_lexicon(studio):
     command = studio.command()
     assert command[:3] == [sys.executable, "-m", "snakemake"]
     assert command[3:7] == ["--cores", "1", "--resources", "gpu=1"]
-    assert command[7:] == ["--config", f"lexicon={studio.lexicon_path}", "engine=espeak", f"book={SOURCE}"]
+    # No lexicon until the first entry: a lexicon= naming no file would stop the run.
+    assert command[7:] == ["--config", "engine=espeak", f"book={SOURCE}"]
+    studio.save("road", "rowed", False)
+    assert studio.command()[7:] == [
+        "--config",
+        f"lexicon={studio.lexicon_path}",
+        "engine=espeak",
+        f"book={SOURCE}",
+    ]
     assert studio.progress() == {"state": "idle", "completed": 7, "total": 7, "percent": 100, "log": []}
 
 
