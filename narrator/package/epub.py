@@ -7,11 +7,10 @@ cut from the master at the timeline's sample offsets and encoded as the M4B is. 
 or measured: every clip is the timeline's own samples, written to the microsecond (under half a
 sample at any rate the engines make, so ``round(seconds * rate)`` gives the sample back).
 
-A chapter's clips tile its audio: each runs from its segment's first sample to the next segment's
-first, the pause after it included, and the book's first clip starts at 0 (the lead pad, as the
-timeline's first chapter does). A reading system plays from one clip to the next and may seek over
-whatever lies between two clips, which would drop the pauses; tiled, nothing is skipped and the
-clips add up to the chapter's audio exactly.
+Each clip is its segment's speech alone: it begins on the segment's first sample and ends after its
+last (``clipEnd`` is exclusive), in reading order, so the gaps between clips are the pauses. A
+chapter's audio still holds everything from its start to the next chapter's (pauses and, in the
+first, the lead pad), so the chapters add up to the master.
 """
 
 from __future__ import annotations
@@ -85,13 +84,10 @@ class Clip:
 
 
 def chapter_clips(timeline: Timeline, chapter: Chapter) -> list[Clip]:
-    """The chapter's clips, tiling ``[chapter.start, chapter.end)`` in reading order."""
-    rows = range(chapter.first_row, chapter.last_row + 1)
-    begins = [chapter.start, *(timeline.spans[row].start for row in rows[1:])]
-    ends = [*begins[1:], chapter.end]
+    """The chapter's clips: each segment's samples, counted from the chapter's start."""
     return [
-        Clip(row, begin - chapter.start, end - chapter.start)
-        for row, begin, end in zip(rows, begins, ends, strict=True)
+        Clip(row, timeline.spans[row].start - chapter.start, timeline.spans[row].end - chapter.start)
+        for row in range(chapter.first_row, chapter.last_row + 1)
     ]
 
 
