@@ -16,6 +16,7 @@ first, the lead pad), so the chapters add up to the master.
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import shutil
 import tempfile
@@ -129,12 +130,49 @@ def chapter_xhtml(rows: Sequence[Row], title: str, language: str) -> str:
             body.append("<hr/>")
     if not rows or rows[0].paragraph != 0:
         body.insert(0, f"<h1>{_text(title)}</h1>")  # credits: their title is not read, only shown
+    return _document(body, title, language, "chapter")
+
+
+def unread_xhtml(section: Unread, language: str) -> str:
+    """A section narrator does not read, shown as the book has it: no spans, no overlay."""
+    body = [f"<h1>{_text(section.title)}</h1>"] if section.title.strip() else []
+    for paragraph in section.paragraphs:
+        lines = [_text(line) for line in paragraph.split("\n") if line.strip()]
+        body.append(f"<p>{'<br/>'.join(lines)}</p>")
+    return _document(body, section.title, language, section.structure)
+
+
+def _document(body: Sequence[str], title: str, language: str, kind: str) -> str:
     head = _XHTML_HEAD.format(lang=_attr(language), title=_text(title))
     return (
-        f'{head}<body>\n<section epub:type="chapter">\n'
-        + "\n".join(body)
-        + "\n</section>\n</body>\n</html>\n"
+        f'{head}<body>\n<section epub:type="{kind}">\n' + "\n".join(body) + "\n</section>\n</body>\n</html>\n"
     )
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A section the plan skipped but a reader of the book wants to see (book.json's ``unread``)."""
+
+    title: str
+    paragraphs: tuple[str, ...]
+    #: The catalog's chapter it comes before (one past the last: after them all).
+    before: int
+    #: Its structure's epub:type: frontmatter, backmatter, or bodymatter (a chapters.exclude).
+    structure: str
+
+
+def unread_sections(book_json: str | Path) -> list[Unread]:
+    """book.json's unread sections; none from a plan older than them."""
+    data = json.loads(Path(book_json).read_text(encoding="utf-8"))
+    return [
+        Unread(
+            str(section["title"]),
+            tuple(str(paragraph) for paragraph in section["paragraphs"]),
+            int(section["before"]),
+            f"{section['kind']}matter",
+        )
+        for section in data.get("unread", ())
+    ]
 
 
 def chapter_smil(clips: Sequence[Clip], rows: Sequence[Row], document: str, audio: str, rate: int) -> str:
@@ -152,11 +190,9 @@ def chapter_smil(clips: Sequence[Clip], rows: Sequence[Row], document: str, audi
     )
 
 
-def nav_xhtml(titles: Sequence[str], documents: Sequence[str], language: str) -> str:
-    items = "".join(
-        f'<li><a href="{document}">{_text(title)}</a></li>\n'
-        for title, document in zip(titles, documents, strict=True)
-    )
+def nav_xhtml(entries: Sequence[tuple[str, str]], language: str) -> str:
+    """The navigation document: every spine document's title, in order."""
+    items = "".join(f'<li><a href="{document}">{_text(title)}</a></li>\n' for title, document in entries)
     head = _XHTML_HEAD.format(lang=_attr(language), title="Contents")
     nav = f'<nav epub:type="toc" id="toc">\n<h1>Contents</h1>\n<ol>\n{items}</ol>\n</nav>'
     return f"{head}<body>\n{nav}\n</body>\n</html>\n"
@@ -262,6 +298,17 @@ def _chapter_audio(
     run_ffmpeg(ffmpeg, [*pcm_input(rate), "-i", "pipe:0", *aac_args(settings), "-f", "mp4", out], feed)
 
 
+def _unread_item(
+    section: Unread, number: int, language: str, texts: dict[str, str], items: list[_Item], spine: list[str]
+) -> tuple[str, str]:
+    """Add an unread section's document to the package; its navigation entry."""
+    document = f"u{number:03d}.xhtml"
+    texts[f"{ROOT}/{document}"] = unread_xhtml(section, language)
+    items.append(_Item(f"u{number:03d}", document, "application/xhtml+xml"))
+    spine.append(f"u{number:03d}")
+    return section.title.strip() or "(untitled)", document
+
+
 def _names(number: int) -> Iterator[str]:
     """The chapter's document, overlay and audio names (inside ROOT)."""
     yield f"c{number:03d}.xhtml"
@@ -301,7 +348,12 @@ def package_epub(
             cover, suffix = _cover(ffmpeg, info.cover, work)
             files[f"{ROOT}/cover{suffix}"] = cover
             items.append(_Item("cover", f"cover{suffix}", COVER_TYPES[suffix], "cover-image"))
+        unread = unread_sections(book_json)
+        navigation: list[tuple[str, str]] = []
         for chapter in timeline.chapters:
+            for number, section in enumerate(unread, start=1):
+                if section.before == chapter.number:
+                    navigation.append(_unread_item(section, number, language, texts, items, spine))
             document, smil, audio = _names(chapter.number)
             chapter_rows = rows[chapter.first_row : chapter.last_row + 1]
             texts[f"{ROOT}/{document}"] = chapter_xhtml(chapter_rows, chapter.title, language)
@@ -315,7 +367,11 @@ def package_epub(
                 _Item(ids[2], audio, AUDIO_TYPE),
             ]
             spine.append(ids[0])
+            navigation.append((chapter.title, document))
             durations[ids[1]] = clock(chapter.end - chapter.start, rate)
+        for number, section in enumerate(unread, start=1):
+            if section.before > len(timeline.chapters):
+                navigation.append(_unread_item(section, number, language, texts, items, spine))
         # ffmpeg's AAC encoder uses one CPU: up to ``threads`` chapters are encoded at once.
         with ThreadPoolExecutor(max_workers=max(1, min(threads, usable_cpus()))) as encoders:
             encoded = [
@@ -326,9 +382,7 @@ def package_epub(
             ]
             for done in encoded:
                 done.result()
-        titles = [chapter.title for chapter in timeline.chapters]
-        documents = [next(_names(chapter.number)) for chapter in timeline.chapters]
-        texts[f"{ROOT}/nav.xhtml"] = nav_xhtml(titles, documents, language)
+        texts[f"{ROOT}/nav.xhtml"] = nav_xhtml(navigation, language)
         total = clock(timeline.frames, rate)
         texts[OPF] = package_opf(info, _identifier(catalog_path), language, items, spine, durations, total)
         _write_zip(temp, texts, files)

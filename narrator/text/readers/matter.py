@@ -56,6 +56,13 @@ _MATTER_TITLE = re.compile(
     r"|transcriber'?s notes?|uncopyright|(end|foot)?notes|([\w-]+ ){0,2}index)$",
     re.IGNORECASE,
 )
+#: The skipping rules that name the author's own matter (notes, a word about the author): a read-along
+#: book shows it unread, where the producer's and the navigation's (licence, contents, title and
+#: copyright pages, 'also by') are left out of it as of the audio.
+_AUTHORS_MATTER = re.compile(
+    r"^((end|foot|rear)?notes|about the (authors?|translators?|editors?)) \(by title\)$"
+    r"|^epub:type (endnotes|footnotes|rearnotes)$"
+)
 # The producer's wrapper as a chapter's title: "The Project Gutenberg eBook of Emma".
 _WRAPPER_TITLE = re.compile(r"^the project gutenberg e-?(book|text) of\b", re.IGNORECASE)
 _MATTER_TYPE_NAMES = """
@@ -131,6 +138,11 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     if named and word_count(texts) <= 250 and _COPYRIGHT.search(joined) and _COPYRIGHT_DETAIL.search(joined):
         return "copyright page"
     return ""
+
+
+def authors_matter(skipped_by: str) -> bool:
+    """Whether a section skipped by this rule is the author's own ("" is the user's chapters.exclude)."""
+    return not skipped_by or _AUTHORS_MATTER.match(skipped_by) is not None
 
 
 def _has_sentences(draft: Draft) -> bool:

@@ -3,6 +3,7 @@ the catalog's, EPUBCheck accepts it, and narrator check fails one whose clips we
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import zipfile
@@ -104,6 +105,35 @@ def test_narrator_check_fails_a_clip_off_its_segment(epub, tmp_path: Path, membe
 def test_epubcheck_accepts_it_without_a_warning(epub) -> None:
     verdict = run_epubcheck(epub[0])
     assert verdict is not None and verdict.clean, verdict and verdict.messages
+
+
+def test_the_sections_narrator_skipped_are_shown_unread_where_they_stand(assembled) -> None:
+    catalog, book_json, master = assembled
+    data = json.loads(book_json.read_text(encoding="utf-8"))
+    data["unread"] = [
+        {"before": 1, "kind": "front", "title": "About <the> Author", "paragraphs": ["She & he."]},
+        {"before": 3, "kind": "body", "title": "Left out", "paragraphs": ["A verse\nin two lines."]},
+        {"before": 4, "kind": "back", "title": "Notes", "paragraphs": ["1. A note.", "2. Another."]},
+    ]
+    book_json.write_text(json.dumps(data), encoding="utf-8")
+    output = master.with_suffix(".epub")
+    package_epub(master, catalog, book_json, output, PAUSES, PackageSettings())
+    with zipfile.ZipFile(output) as archive:
+        opf = archive.read("EPUB/package.opf").decode()
+        front = archive.read("EPUB/u001.xhtml").decode()
+        verse = archive.read("EPUB/u002.xhtml").decode()
+        nav = archive.read("EPUB/nav.xhtml").decode()
+    spine = re.findall(r'<itemref idref="([^"]+)"/>', opf)
+    assert spine == ["u001", "c001", "c002", "u002", "c003", "u003"]
+    # Shown, not read: no overlay, no span for a clip to point at.
+    assert '<item id="u001" href="u001.xhtml" media-type="application/xhtml+xml"/>' in opf
+    assert '<section epub:type="frontmatter">' in front and "<span" not in front
+    assert "<h1>About &lt;the&gt; Author</h1>" in front and "<p>She &amp; he.</p>" in front
+    assert "<p>A verse<br/>in two lines.</p>" in verse
+    assert nav.index("About &lt;the&gt; Author") < nav.index('href="c001.xhtml"')
+    assert nav.index('href="c003.xhtml"') < nav.index(">Notes<")
+    results = [result for result in check_book(output.parent) if result.file.endswith((".epub", ".m4a"))]
+    assert results and all(result.passed for result in results), results
 
 
 def test_a_cover_of_no_core_type_is_converted_to_png(assembled, tmp_path: Path) -> None:
