@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from narrator.core.catalog import Row, read_plan_record
@@ -58,6 +59,7 @@ _XHTML_HEAD = (
 )
 _STYLE = f"""p {{ text-indent: 1.5em; margin: 0; }}
 h1 {{ margin: 2em 0 1em; text-align: center; }}
+.note {{ font-size: smaller; margin: 0.5em 1.5em; }}
 .{ACTIVE_CLASS} {{ background-color: #ffe58a; color: #000; }}
 """
 _CONTAINER = f"""<?xml version="1.0" encoding="UTF-8"?>
@@ -115,31 +117,50 @@ def _span(row: Row) -> str:
     return f'<span id="{span_id(row)}">{"<br/>".join(line for line in lines if line)}</span>'
 
 
-def chapter_xhtml(rows: Sequence[Row], title: str, language: str) -> str:
+#: A note narrator did not read, where it stood (the ``notes`` of book.json and of its unread sections).
+Note = tuple[int, str]
+
+
+def _lines(text: str) -> str:
+    return "<br/>".join(_text(line) for line in text.split("\n") if line.strip())
+
+
+def _with_notes(body: Sequence[tuple[int, str]], notes: Sequence[Note]) -> list[str]:
+    """The body's elements, each keyed by its paragraph, with each note after the paragraph it follows."""
+    keyed = [(key, 0, n, element) for n, (key, element) in enumerate(body)]
+    keyed += [
+        (after, 1, n, f'<div class="note">{_lines(text)}</div>') for n, (after, text) in enumerate(notes)
+    ]
+    return [element for *_, element in sorted(keyed)]
+
+
+def chapter_xhtml(rows: Sequence[Row], title: str, language: str, notes: Sequence[Note] = ()) -> str:
     """One chapter's document: the title segments (paragraph 0) in its heading, a ``<p>`` per
-    paragraph, a ``<br/>`` after a verse line and an ``<hr/>`` at a scene break."""
-    body: list[str] = []
+    paragraph, a ``<br/>`` after a verse line, an ``<hr/>`` at a scene break, and the notes left
+    unread, each after its paragraph."""
+    body: list[tuple[int, str]] = []
     for paragraph, group in itertools.groupby(rows, key=lambda row: row.paragraph):
         members = list(group)
         inline = "".join(
             _span(row) + ("<br/>" if row.pause_after == "line" else " " if row is not members[-1] else "")
             for row in members
         )
-        body.append(f"<h1>{inline}</h1>" if paragraph == 0 else f"<p>{inline}</p>")
+        body.append((paragraph, f"<h1>{inline}</h1>" if paragraph == 0 else f"<p>{inline}</p>"))
         if members[-1].pause_after == "section":
-            body.append("<hr/>")
+            body.append((paragraph, "<hr/>"))
+    elements = _with_notes(body, notes)
     if not rows or rows[0].paragraph != 0:
-        body.insert(0, f"<h1>{_text(title)}</h1>")  # credits: their title is not read, only shown
-    return _document(body, title, language, "chapter")
+        elements.insert(0, f"<h1>{_text(title)}</h1>")  # credits: their title is not read, only shown
+    return _document(elements, title, language, "chapter")
 
 
 def unread_xhtml(section: Unread, language: str) -> str:
     """A section narrator does not read, shown as the book has it: no spans, no overlay."""
-    body = [f"<h1>{_text(section.title)}</h1>"] if section.title.strip() else []
-    for paragraph in section.paragraphs:
-        lines = [_text(line) for line in paragraph.split("\n") if line.strip()]
-        body.append(f"<p>{'<br/>'.join(lines)}</p>")
-    return _document(body, section.title, language, section.structure)
+    body = [(number, f"<p>{_lines(text)}</p>") for number, text in enumerate(section.paragraphs, start=1)]
+    heading = [f"<h1>{_text(section.title)}</h1>"] if section.title.strip() else []
+    return _document(
+        [*heading, *_with_notes(body, section.notes)], section.title, language, section.structure
+    )
 
 
 def _document(body: Sequence[str], title: str, language: str, kind: str) -> str:
@@ -159,20 +180,28 @@ class Unread:
     before: int
     #: Its structure's epub:type: frontmatter, backmatter, or bodymatter (a chapters.exclude).
     structure: str
+    notes: tuple[Note, ...] = ()
 
 
-def unread_sections(book_json: str | Path) -> list[Unread]:
-    """book.json's unread sections; none from a plan older than them."""
+def _notes(listed: Any) -> tuple[Note, ...]:
+    return tuple((int(after), str(text)) for after, text in listed or ())
+
+
+def unread_text(book_json: str | Path) -> tuple[list[Unread], dict[int, tuple[Note, ...]]]:
+    """What book.json says the plan left unread: the sections, and each chapter's notes (by the
+    catalog's chapter number); none from a plan older than them."""
     data = json.loads(Path(book_json).read_text(encoding="utf-8"))
-    return [
+    sections = [
         Unread(
             str(section["title"]),
             tuple(str(paragraph) for paragraph in section["paragraphs"]),
             int(section["before"]),
             f"{section['kind']}matter",
+            _notes(section.get("notes")),
         )
         for section in data.get("unread", ())
     ]
+    return sections, {int(number): _notes(notes) for number, notes in (data.get("notes") or {}).items()}
 
 
 def chapter_smil(clips: Sequence[Clip], rows: Sequence[Row], document: str, audio: str, rate: int) -> str:
@@ -348,7 +377,7 @@ def package_epub(
             cover, suffix = _cover(ffmpeg, info.cover, work)
             files[f"{ROOT}/cover{suffix}"] = cover
             items.append(_Item("cover", f"cover{suffix}", COVER_TYPES[suffix], "cover-image"))
-        unread = unread_sections(book_json)
+        unread, notes = unread_text(book_json)
         navigation: list[tuple[str, str]] = []
         for chapter in timeline.chapters:
             for number, section in enumerate(unread, start=1):
@@ -356,7 +385,8 @@ def package_epub(
                     navigation.append(_unread_item(section, number, language, texts, items, spine))
             document, smil, audio = _names(chapter.number)
             chapter_rows = rows[chapter.first_row : chapter.last_row + 1]
-            texts[f"{ROOT}/{document}"] = chapter_xhtml(chapter_rows, chapter.title, language)
+            chapter_notes = notes.get(chapter.number, ())
+            texts[f"{ROOT}/{document}"] = chapter_xhtml(chapter_rows, chapter.title, language, chapter_notes)
             clips = chapter_clips(timeline, chapter)
             texts[f"{ROOT}/{smil}"] = chapter_smil(clips, rows, document, audio, rate)
             files[f"{ROOT}/{audio}"] = work / f"{chapter.number}.m4a"

@@ -240,8 +240,8 @@ def _trim(folder: Path, limit: int) -> None:
 
 def unread_sections(whole: Book, narrated: Book, credits: bool) -> list[dict[str, Any]]:
     """The author's sections the plan skips (notes, a word about the author, chapters.exclude), for
-    the read-along EPUB to show without audio: each with its title, its paragraphs, and the
-    catalog's chapter it comes before (one past the last when it comes after them all)."""
+    the read-along EPUB to show without audio: each with its title, its paragraphs and notes, and
+    the catalog's chapter it comes before (one past the last when it comes after them all)."""
     kept = {id(chapter) for chapter in narrated.chapters}
     unread = []
     before = 2 if credits else 1  # the opening credits are the catalog's first chapter
@@ -250,15 +250,15 @@ def unread_sections(whole: Book, narrated: Book, credits: bool) -> list[dict[str
             before += 1
         elif authors_matter(chapter.skipped_by) and any(p.strip() for p in chapter.paragraphs):
             section = {"before": before, "kind": chapter.kind, "title": chapter.title}
-            unread.append({**section, "paragraphs": list(chapter.paragraphs)})
+            unread.append({**section, "paragraphs": list(chapter.paragraphs), "notes": chapter.notes})
     return unread
 
 
 def write_book_json(
     book: Book, book_json_path: Path, language: str, record: PlanRecord, unread: list[dict[str, Any]]
 ) -> None:
-    """Metadata for later stages (tags, cover, the sections shown unread), written atomically beside
-    the catalog."""
+    """Metadata for later stages (tags, cover, the sections and notes shown unread), written
+    atomically beside the catalog."""
     cover_name = None
     if book.cover is not None:
         cover_name = f"cover.{book.cover.extension}"
@@ -272,6 +272,9 @@ def write_book_json(
         "encoding": book.encoding,
         "chapters": [{"index": i, "title": c.title} for i, c in enumerate(book.chapters, start=1)],
         "unread": unread,
+        "notes": {
+            number: chapter.notes for number, chapter in enumerate(book.chapters, start=1) if chapter.notes
+        },
         "plan": record.as_json(),
     }
     replace_durably(book_json_path, json.dumps(metadata, indent=2, ensure_ascii=False).encode() + b"\n")

@@ -182,14 +182,18 @@ def _chapter(draft: Draft, kind: str, skipped_by: str) -> Chapter:
         blocks = [b for b in blocks if not b.boilerplate]
     paragraphs: list[str] = []
     section_ends: set[int] = set()
+    notes: list[tuple[int, str]] = []
     for block in blocks:
         if block.is_break:
             if paragraphs:
                 section_ends.add(len(paragraphs) - 1)
         elif block.text and not _PRINTER.match(block.text):
             paragraphs.append(block.text)
+        notes += [(len(paragraphs), note) for note in block.notes]
     section_ends.discard(len(paragraphs) - 1)
-    return Chapter(draft.title, tuple(paragraphs), frozenset(section_ends), kind, draft.parents, skipped_by)
+    return Chapter(
+        draft.title, tuple(paragraphs), frozenset(section_ends), kind, draft.parents, skipped_by, tuple(notes)
+    )
 
 
 def _drop_credits(drafts: list[Draft]) -> list[str]:

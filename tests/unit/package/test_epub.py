@@ -107,7 +107,7 @@ def test_epubcheck_accepts_it_without_a_warning(epub) -> None:
     assert verdict is not None and verdict.clean, verdict and verdict.messages
 
 
-def test_the_sections_narrator_skipped_are_shown_unread_where_they_stand(assembled) -> None:
+def test_what_narrator_skipped_of_the_authors_is_shown_unread_where_it_stood(assembled) -> None:
     catalog, book_json, master = assembled
     data = json.loads(book_json.read_text(encoding="utf-8"))
     data["unread"] = [
@@ -115,6 +115,8 @@ def test_the_sections_narrator_skipped_are_shown_unread_where_they_stand(assembl
         {"before": 3, "kind": "body", "title": "Left out", "paragraphs": ["A verse\nin two lines."]},
         {"before": 4, "kind": "back", "title": "Notes", "paragraphs": ["1. A note.", "2. Another."]},
     ]
+    data["unread"][0]["notes"] = [[1, "Her note."]]
+    data["notes"] = {"1": [[0, "Under the title."], [1, "A <note> & more."]]}
     book_json.write_text(json.dumps(data), encoding="utf-8")
     output = master.with_suffix(".epub")
     package_epub(master, catalog, book_json, output, PAUSES, PackageSettings())
@@ -122,6 +124,7 @@ def test_the_sections_narrator_skipped_are_shown_unread_where_they_stand(assembl
         opf = archive.read("EPUB/package.opf").decode()
         front = archive.read("EPUB/u001.xhtml").decode()
         verse = archive.read("EPUB/u002.xhtml").decode()
+        first = archive.read("EPUB/c001.xhtml").decode()
         nav = archive.read("EPUB/nav.xhtml").decode()
     spine = re.findall(r'<itemref idref="([^"]+)"/>', opf)
     assert spine == ["u001", "c001", "c002", "u002", "c003", "u003"]
@@ -130,6 +133,12 @@ def test_the_sections_narrator_skipped_are_shown_unread_where_they_stand(assembl
     assert '<section epub:type="frontmatter">' in front and "<span" not in front
     assert "<h1>About &lt;the&gt; Author</h1>" in front and "<p>She &amp; he.</p>" in front
     assert "<p>A verse<br/>in two lines.</p>" in verse
+    assert '<p>She &amp; he.</p>\n<div class="note">Her note.</div>' in front
+    # A chapter's notes, unread, after the paragraph each followed (0: the heading).
+    heading, under, paragraph, note = (
+        first.index(text) for text in ("<h1>", "Under the title.", "<p>", "A &lt;note&gt; &amp; more.")
+    )
+    assert heading < under < paragraph < note
     assert nav.index("About &lt;the&gt; Author") < nav.index('href="c001.xhtml"')
     assert nav.index('href="c003.xhtml"') < nav.index(">Notes<")
     results = [result for result in check_book(output.parent) if result.file.endswith((".epub", ".m4a"))]

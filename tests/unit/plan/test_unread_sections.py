@@ -3,8 +3,13 @@ author's notes and word about the author and the user's chapters.exclude, not th
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from tiny_book import SETTINGS
+
 from narrator.core.book import Book, Chapter
-from narrator.plan.plan import unread_sections
+from narrator.plan.plan import unread_sections, write_plan
 from narrator.text.credits import with_credits
 from narrator.text.ingest import select_chapters
 
@@ -36,9 +41,15 @@ def test_the_authors_skipped_sections_are_kept_where_they_stand_and_the_producer
     narrated = select_chapters(whole, exclude=["^Two$"])
     assert [chapter.title for chapter in narrated.chapters] == ["One", "Three"]
     assert unread_sections(whole, narrated, credits=False) == [
-        {"before": 1, "kind": "front", "title": "About the Author", "paragraphs": ["She wrote it."]},
-        {"before": 2, "kind": "body", "title": "Two", "paragraphs": ["It went on.\nAnd on."]},
-        {"before": 3, "kind": "back", "title": "Notes", "paragraphs": ["1. A note."]},
+        {
+            "before": 1,
+            "kind": "front",
+            "title": "About the Author",
+            "paragraphs": ["She wrote it."],
+            "notes": (),
+        },
+        {"before": 2, "kind": "body", "title": "Two", "paragraphs": ["It went on.\nAnd on."], "notes": ()},
+        {"before": 3, "kind": "back", "title": "Notes", "paragraphs": ["1. A note."], "notes": ()},
     ]
 
 
@@ -53,3 +64,21 @@ def test_with_credits_the_places_count_the_opening_credits() -> None:
     # Before the first chapter, after the opening credits; the notes before the closing credits.
     assert titles[places["About the Author"] - 1] == "One"
     assert titles[places["Notes"] - 1] == titles[-1] != "Three"
+
+
+def test_the_plan_writes_the_notes_and_sections_it_leaves_unread_to_book_json(tmp_path: Path) -> None:
+    book = tmp_path / "noted.html"
+    book.write_text(
+        '<html><head><title>Noted</title></head><body><h2>One</h2><p>It began.<span epub:type="footnote">'
+        "A note.</span></p><h2>Two</h2><p>It ended.</p>"
+        "<h2>About the Author</h2><p>She wrote.</p></body></html>",
+        encoding="utf-8",
+    )
+    catalog = tmp_path / "results" / "noted" / "catalog.tsv"
+    catalog.parent.mkdir(parents=True)
+    write_plan(book, catalog, catalog.with_name("book.json"), SETTINGS)
+    written = json.loads(catalog.with_name("book.json").read_text(encoding="utf-8"))
+    assert written["notes"] == {"1": [[1, "A note."]]}
+    assert written["unread"] == [
+        {"before": 3, "kind": "back", "title": "About the Author", "paragraphs": ["She wrote."], "notes": []}
+    ]

@@ -125,3 +125,25 @@ def test_html_with_no_text_is_one_line_error(tmp_path: Path) -> None:
         with pytest.raises(BookError) as caught:
             read_book(path)
         assert str(caught.value).startswith(str(path)) and "\n" not in str(caught.value)
+
+
+NOTED = """<html><head><title>Noted</title></head><body>
+<h2>One</h2>
+<p>First words.<aside epub:type="footnote"><p>A note in the paragraph.</p></aside> More words.</p>
+<figure><img src="a.png" alt=""/><figcaption>A caption.</figcaption></figure>
+<p>Second words.</p>
+<p>Third words.</p>
+<aside epub:type="endnote">The last note.</aside>
+</body></html>
+"""
+
+
+def test_notes_dropped_are_kept_beside_the_paragraph_they_stood_in_or_before(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path, "noted.xhtml", NOTED.replace("<html>", '<html xmlns:epub="http://www.idpf.org/2007/ops">')
+    )
+    (chapter,) = read_book(path).chapters
+    assert chapter.paragraphs == ("First words. More words.", "Second words.", "Third words.")
+    assert chapter.notes == ((1, "A note in the paragraph."), (2, "A caption."), (3, "The last note."))
+    (read,) = read_book(path, notes="read").chapters
+    assert "A caption." in read.paragraphs and read.notes == ()
