@@ -74,10 +74,8 @@ def test_the_plan_writes_the_notes_and_sections_it_leaves_unread_to_book_json(tm
         "<h2>About the Author</h2><p>She wrote.</p></body></html>",
         encoding="utf-8",
     )
-    catalog = tmp_path / "results" / "noted" / "catalog.tsv"
-    catalog.parent.mkdir(parents=True)
-    write_plan(book, catalog, catalog.with_name("book.json"), SETTINGS)
-    written = json.loads(catalog.with_name("book.json").read_text(encoding="utf-8"))
+    write_plan(book, tmp_path / "catalog.tsv", tmp_path / "book.json", SETTINGS)
+    written = json.loads((tmp_path / "book.json").read_text(encoding="utf-8"))
     assert written["notes"] == {"1": [[1, "A note."]]}
     assert written["unread"] == [
         {"before": 3, "kind": "back", "title": "About the Author", "paragraphs": ["She wrote."], "notes": []}
