@@ -85,7 +85,7 @@ class Block:
     types: frozenset[str] = frozenset()
     #: Characters of the text that are inside links; a contents page is mostly links.
     link_chars: int = 0
-    #: The notes and captions ``notes: drop`` left unread in or just before this block: not read,
+    #: The notes and captions ``notes: drop`` left unread in or just after this block: not read,
     #: but shown where they stood in the read-along EPUB.
     notes: tuple[str, ...] = ()
 
@@ -264,11 +264,12 @@ class _Extractor:
             self.attach_notes()
 
     def attach_notes(self) -> None:
-        """The dropped notes go with the last block made, the one they stood in or just before."""
+        """The dropped notes go with the last block made: the one they stood in, or the one before
+        them (none before them: they wait for the first)."""
         if self.blocks:
             last = self.blocks[-1]
             self.blocks[-1] = replace(last, notes=(*last.notes, *self.dropped_notes))
-        self.dropped_notes = []
+            self.dropped_notes = []
 
     def _flush(self, context: _Context) -> None:
         raw, self.buffer = "".join(self.buffer), []
@@ -314,6 +315,8 @@ class _Extractor:
         if self.drop_notes and (tag == "figcaption" or types_of(element) & _NOTE_TYPES):
             if note := text_of(element):
                 self.dropped_notes.append(note)
+                if not "".join(self.buffer).strip():
+                    self.attach_notes()  # between paragraphs: it follows the one before
             return
         if tag == "pre" and _is_code(element):
             return

@@ -138,12 +138,12 @@ NOTED = """<html><head><title>Noted</title></head><body>
 """
 
 
-def test_notes_dropped_are_kept_beside_the_paragraph_they_stood_in_or_before(tmp_path: Path) -> None:
+def test_notes_dropped_are_kept_after_the_paragraph_they_stood_in_or_after(tmp_path: Path) -> None:
     path = _write(
         tmp_path, "noted.xhtml", NOTED.replace("<html>", '<html xmlns:epub="http://www.idpf.org/2007/ops">')
     )
     (chapter,) = read_book(path).chapters
     assert chapter.paragraphs == ("First words. More words.", "Second words.", "Third words.")
-    assert chapter.notes == ((1, "A note in the paragraph."), (2, "A caption."), (3, "The last note."))
+    assert chapter.notes == ((1, "A note in the paragraph."), (1, "A caption."), (3, "The last note."))
     (read,) = read_book(path, notes="read").chapters
     assert "A caption." in read.paragraphs and read.notes == ()
