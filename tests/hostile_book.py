@@ -190,10 +190,9 @@ def check_overlays(epub: Path, rows, timeline) -> Publication:
         assert [clip.words for clip in overlay.clips] == [folded(rows[i].text) for i in chapter_rows]
         begins = [round(clip.begin * timeline.rate) + chapter.start for clip in overlay.clips]
         ends = [round(clip.end * timeline.rate) + chapter.start for clip in overlay.clips]
-        # Each clip starts on its segment's first sample (the book's first on 0, with the lead pad)
-        # and runs to the next one's: the pause after a segment plays in its clip.
-        assert begins == [chapter.start, *(timeline.spans[i].start for i in chapter_rows[1:])]
-        assert ends == [*begins[1:], chapter.end]
+        # Each clip is its segment's speech: from its first sample to just after its last.
+        assert begins == [timeline.spans[i].start for i in chapter_rows]
+        assert ends == [timeline.spans[i].end for i in chapter_rows]
         assert round(overlay.duration * timeline.rate) == chapter.end - chapter.start
     assert round(publication.duration * timeline.rate) == timeline.frames
     return publication

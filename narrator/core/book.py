@@ -24,6 +24,9 @@ class Chapter:
     parents: tuple[str, ...] = ()
     #: For front/back matter, the rule that skips it, named in the plan log.
     skipped_by: str = ""
+    #: The notes and captions ``notes: drop`` left unread: (the paragraph, 1-based, they follow; 0
+    #: before the first), text. Shown, not read, in the read-along EPUB.
+    notes: tuple[tuple[int, str], ...] = ()
 
 
 _IMAGE_MAGIC = (

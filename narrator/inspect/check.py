@@ -41,7 +41,7 @@ from narrator.assemble.loudness import LoudnessMeter, to_dbfs
 from narrator.core.audio import master_blocks, pcm_bytes
 from narrator.core.catalog import Row, read_catalog
 from narrator.core.errors import CatalogError, UserError
-from narrator.inspect.overlays import folded, read_publication, run_epubcheck
+from narrator.inspect.overlays import Publication, folded, read_publication, run_epubcheck
 from narrator.package import acx
 from narrator.package.epub import span_id
 from narrator.package.ffmpeg import FfmpegError, find_ffmpeg
@@ -315,8 +315,9 @@ def check_epub(
     ffmpeg: str, path: Path, rows: Sequence[Row], master_frames: int, rate: int
 ) -> list[CheckResult]:
     """EPUBCheck's verdict (where it is installed), and the overlays against the catalog: one clip
-    per segment in reading order, on that segment's words, long enough for its speech; each
-    chapter's clips tiling its audio, which decodes to their sum; the chapters adding up to the master.
+    per segment in reading order, its target there and holding that segment's words; each clip its
+    segment's samples, from the first to the last, none overlapping the next; the gaps between them
+    the pauses; each chapter's audio decoding to its duration, and the chapters adding up to the master.
     """
     name = path.name
     results = []
@@ -332,18 +333,13 @@ def check_epub(
             name, "a clip per segment, in order", "out of order", "reading order", False
         )
     pairs = list(zip(clips, rows, strict=False))
-    wrong_words = sum(clip.words != folded(row.text) for clip, row in pairs)
+    missing = sum(clip.words is None for clip in clips)
+    results.append(_equal(name, "clip targets exist", f"{missing} missing", "0 missing"))
+    wrong_words = sum(clip.words is not None and clip.words != folded(row.text) for clip, row in pairs)
     results.append(_equal(name, "clip texts hold their words", f"{wrong_words} wrong", "0 wrong"))
-    # Half a sample: what writing a sample offset in microseconds may round away.
-    slack = 0.5 / rate
-    short = sum(clip.end - clip.begin < (row.frames or 0) / rate - slack for clip, row in pairs)
-    results.append(_equal(name, "clips hold their speech", f"{short} short", "0 short"))
+    results += _clip_timing(name, publication, rows, rate)
     with tempfile.TemporaryDirectory() as work, zipfile.ZipFile(path) as archive:
         for overlay in publication.overlays:
-            ends = [0.0, *(clip.end for clip in overlay.clips)]
-            seams = sum(abs(clip.begin - end) > slack for clip, end in zip(overlay.clips, ends, strict=False))
-            seams += abs(ends[-1] - overlay.duration) > slack
-            results.append(_equal(overlay.audio, "clips tile the audio", f"{seams} gaps", "0 gaps"))
             audio = Path(archive.extract(overlay.audio, work))
             try:
                 frames = round(decoded_seconds(ffmpeg, audio, rate) * rate)
@@ -355,6 +351,41 @@ def check_epub(
     results.append(_equal(name, "overlays' samples", round(total * rate), master_frames))
     results.append(_equal(name, "total samples", round(publication.duration * rate), master_frames))
     return results
+
+
+def _clip_timing(name: str, publication: Publication, rows: Sequence[Row], rate: int) -> list[CheckResult]:
+    """Each clip is its segment's samples and the gaps are the pauses, read from the overlays alone.
+
+    The check does not know the configured pauses, so it holds the clips to what the timeline
+    implies: a clip as long as its segment's recorded frames, ordered with no overlap; every gap
+    after a segment of one pause kind (to the next clip, or to its chapter's end) one same length;
+    every chapter's first clip on its audio's first sample but the book's first (the lead pad).
+    Clock values are written to the microsecond, which gives each sample back by rounding.
+    """
+    wrong_length = overlapping = 0
+    gaps: dict[str, set[int]] = {}
+    late_starts = 0
+    row_index = 0
+    for number, overlay in enumerate(publication.overlays):
+        spans = [(round(clip.begin * rate), round(clip.end * rate)) for clip in overlay.clips]
+        chapter_rows = rows[row_index : row_index + len(spans)]
+        row_index += len(spans)
+        if spans and number > 0 and spans[0][0] != 0:
+            late_starts += 1
+        ends = [*(begin for begin, _ in spans[1:]), round(overlay.duration * rate)]
+        last_of_book = row_index >= len(rows)
+        for (begin, end), next_begin, row in zip(spans, ends, chapter_rows, strict=False):
+            wrong_length += end - begin != (row.frames or 0)
+            overlapping += begin < 0 or next_begin < end
+            if not (last_of_book and row is chapter_rows[-1]):  # the book's end holds the trail pad too
+                gaps.setdefault(row.pause_after, set()).add(next_begin - end)
+    uneven = sorted(kind for kind, lengths in gaps.items() if len(lengths) > 1)
+    return [
+        _equal(name, "clips are their segments' samples", f"{wrong_length} not", "0 not"),
+        _equal(name, "clips in order, none overlapping", f"{overlapping} overlap", "0 overlap"),
+        _equal(name, "gaps are the pauses", ", ".join(uneven) or "one length a kind", "one length a kind"),
+        _equal(name, "chapters' first clips on their start", f"{late_starts} late", "0 late"),
+    ]
 
 
 def _audio_files(folder: Path) -> list[Path]:

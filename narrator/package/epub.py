@@ -7,16 +7,16 @@ cut from the master at the timeline's sample offsets and encoded as the M4B is. 
 or measured: every clip is the timeline's own samples, written to the microsecond (under half a
 sample at any rate the engines make, so ``round(seconds * rate)`` gives the sample back).
 
-A chapter's clips tile its audio: each runs from its segment's first sample to the next segment's
-first, the pause after it included, and the book's first clip starts at 0 (the lead pad, as the
-timeline's first chapter does). A reading system plays from one clip to the next and may seek over
-whatever lies between two clips, which would drop the pauses; tiled, nothing is skipped and the
-clips add up to the chapter's audio exactly.
+Each clip is its segment's speech alone: it begins on the segment's first sample and ends after its
+last (``clipEnd`` is exclusive), in reading order, so the gaps between clips are the pauses. A
+chapter's audio still holds everything from its start to the next chapter's (pauses and, in the
+first, the lead pad), so the chapters add up to the master.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import shutil
 import tempfile
@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from narrator.core.catalog import Row, read_plan_record
@@ -58,6 +59,7 @@ _XHTML_HEAD = (
 )
 _STYLE = f"""p {{ text-indent: 1.5em; margin: 0; }}
 h1 {{ margin: 2em 0 1em; text-align: center; }}
+.note {{ font-size: smaller; margin: 0.5em 1.5em; }}
 .{ACTIVE_CLASS} {{ background-color: #ffe58a; color: #000; }}
 """
 _CONTAINER = f"""<?xml version="1.0" encoding="UTF-8"?>
@@ -85,13 +87,10 @@ class Clip:
 
 
 def chapter_clips(timeline: Timeline, chapter: Chapter) -> list[Clip]:
-    """The chapter's clips, tiling ``[chapter.start, chapter.end)`` in reading order."""
-    rows = range(chapter.first_row, chapter.last_row + 1)
-    begins = [chapter.start, *(timeline.spans[row].start for row in rows[1:])]
-    ends = [*begins[1:], chapter.end]
+    """The chapter's clips: each segment's samples, counted from the chapter's start."""
     return [
-        Clip(row, begin - chapter.start, end - chapter.start)
-        for row, begin, end in zip(rows, begins, ends, strict=True)
+        Clip(row, timeline.spans[row].start - chapter.start, timeline.spans[row].end - chapter.start)
+        for row in range(chapter.first_row, chapter.last_row + 1)
     ]
 
 
@@ -118,27 +117,91 @@ def _span(row: Row) -> str:
     return f'<span id="{span_id(row)}">{"<br/>".join(line for line in lines if line)}</span>'
 
 
-def chapter_xhtml(rows: Sequence[Row], title: str, language: str) -> str:
+#: A note narrator did not read, where it stood (the ``notes`` of book.json and of its unread sections).
+Note = tuple[int, str]
+
+
+def _lines(text: str) -> str:
+    return "<br/>".join(_text(line) for line in text.split("\n") if line.strip())
+
+
+def _with_notes(body: Sequence[tuple[int, str]], notes: Sequence[Note]) -> list[str]:
+    """The body's elements, each keyed by its paragraph, with each note after the paragraph it follows."""
+    keyed = [(key, 0, n, element) for n, (key, element) in enumerate(body)]
+    keyed += [
+        (after, 1, n, f'<div class="note">{_lines(text)}</div>') for n, (after, text) in enumerate(notes)
+    ]
+    return [element for *_, element in sorted(keyed)]
+
+
+def chapter_xhtml(rows: Sequence[Row], title: str, language: str, notes: Sequence[Note] = ()) -> str:
     """One chapter's document: the title segments (paragraph 0) in its heading, a ``<p>`` per
-    paragraph, a ``<br/>`` after a verse line and an ``<hr/>`` at a scene break."""
-    body: list[str] = []
+    paragraph, a ``<br/>`` after a verse line, an ``<hr/>`` at a scene break, and the notes left
+    unread, each after its paragraph."""
+    body: list[tuple[int, str]] = []
     for paragraph, group in itertools.groupby(rows, key=lambda row: row.paragraph):
         members = list(group)
         inline = "".join(
             _span(row) + ("<br/>" if row.pause_after == "line" else " " if row is not members[-1] else "")
             for row in members
         )
-        body.append(f"<h1>{inline}</h1>" if paragraph == 0 else f"<p>{inline}</p>")
+        body.append((paragraph, f"<h1>{inline}</h1>" if paragraph == 0 else f"<p>{inline}</p>"))
         if members[-1].pause_after == "section":
-            body.append("<hr/>")
+            body.append((paragraph, "<hr/>"))
+    elements = _with_notes(body, notes)
     if not rows or rows[0].paragraph != 0:
-        body.insert(0, f"<h1>{_text(title)}</h1>")  # credits: their title is not read, only shown
+        elements.insert(0, f"<h1>{_text(title)}</h1>")  # credits: their title is not read, only shown
+    return _document(elements, title, language, "chapter")
+
+
+def unread_xhtml(section: Unread, language: str) -> str:
+    """A section narrator does not read, shown as the book has it: no spans, no overlay."""
+    body = [(number, f"<p>{_lines(text)}</p>") for number, text in enumerate(section.paragraphs, start=1)]
+    heading = [f"<h1>{_text(section.title)}</h1>"] if section.title.strip() else []
+    return _document(
+        [*heading, *_with_notes(body, section.notes)], section.title, language, section.structure
+    )
+
+
+def _document(body: Sequence[str], title: str, language: str, kind: str) -> str:
     head = _XHTML_HEAD.format(lang=_attr(language), title=_text(title))
     return (
-        f'{head}<body>\n<section epub:type="chapter">\n'
-        + "\n".join(body)
-        + "\n</section>\n</body>\n</html>\n"
+        f'{head}<body>\n<section epub:type="{kind}">\n' + "\n".join(body) + "\n</section>\n</body>\n</html>\n"
     )
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A section the plan skipped but a reader of the book wants to see (book.json's ``unread``)."""
+
+    title: str
+    paragraphs: tuple[str, ...]
+    #: The catalog's chapter it comes before (one past the last: after them all).
+    before: int
+    #: Its structure's epub:type: frontmatter, backmatter, or bodymatter (a chapters.exclude).
+    structure: str
+    notes: tuple[Note, ...] = ()
+
+
+def _notes(listed: Any) -> tuple[Note, ...]:
+    return tuple((int(after), str(text)) for after, text in listed or ())
+
+
+def unread_text(book_json: str | Path) -> tuple[list[Unread], dict[int, tuple[Note, ...]]]:
+    """What book.json says the plan left unread: the sections, and each chapter's notes (by the
+    catalog's chapter number); none from a plan older than them."""
+    data = json.loads(Path(book_json).read_text(encoding="utf-8"))
+    sections = [
+        Unread(
+            str(section["title"]),
+            tuple(str(paragraph) for paragraph in section["paragraphs"]),
+            int(section["before"]),
+            f"{section['kind']}matter",
+            _notes(section.get("notes")),
+        )
+        for section in data.get("unread", ())
+    ]
+    return sections, {int(number): _notes(notes) for number, notes in (data.get("notes") or {}).items()}
 
 
 def chapter_smil(clips: Sequence[Clip], rows: Sequence[Row], document: str, audio: str, rate: int) -> str:
@@ -156,11 +219,9 @@ def chapter_smil(clips: Sequence[Clip], rows: Sequence[Row], document: str, audi
     )
 
 
-def nav_xhtml(titles: Sequence[str], documents: Sequence[str], language: str) -> str:
-    items = "".join(
-        f'<li><a href="{document}">{_text(title)}</a></li>\n'
-        for title, document in zip(titles, documents, strict=True)
-    )
+def nav_xhtml(entries: Sequence[tuple[str, str]], language: str) -> str:
+    """The navigation document: every spine document's title, in order."""
+    items = "".join(f'<li><a href="{document}">{_text(title)}</a></li>\n' for title, document in entries)
     head = _XHTML_HEAD.format(lang=_attr(language), title="Contents")
     nav = f'<nav epub:type="toc" id="toc">\n<h1>Contents</h1>\n<ol>\n{items}</ol>\n</nav>'
     return f"{head}<body>\n{nav}\n</body>\n</html>\n"
@@ -266,6 +327,17 @@ def _chapter_audio(
     run_ffmpeg(ffmpeg, [*pcm_input(rate), "-i", "pipe:0", *aac_args(settings), "-f", "mp4", out], feed)
 
 
+def _unread_item(
+    section: Unread, number: int, language: str, texts: dict[str, str], items: list[_Item], spine: list[str]
+) -> tuple[str, str]:
+    """Add an unread section's document to the package; its navigation entry."""
+    document = f"u{number:03d}.xhtml"
+    texts[f"{ROOT}/{document}"] = unread_xhtml(section, language)
+    items.append(_Item(f"u{number:03d}", document, "application/xhtml+xml"))
+    spine.append(f"u{number:03d}")
+    return section.title.strip() or "(untitled)", document
+
+
 def _names(number: int) -> Iterator[str]:
     """The chapter's document, overlay and audio names (inside ROOT)."""
     yield f"c{number:03d}.xhtml"
@@ -305,10 +377,16 @@ def package_epub(
             cover, suffix = _cover(ffmpeg, info.cover, work)
             files[f"{ROOT}/cover{suffix}"] = cover
             items.append(_Item("cover", f"cover{suffix}", COVER_TYPES[suffix], "cover-image"))
+        unread, notes = unread_text(book_json)
+        navigation: list[tuple[str, str]] = []
         for chapter in timeline.chapters:
+            for number, section in enumerate(unread, start=1):
+                if section.before == chapter.number:
+                    navigation.append(_unread_item(section, number, language, texts, items, spine))
             document, smil, audio = _names(chapter.number)
             chapter_rows = rows[chapter.first_row : chapter.last_row + 1]
-            texts[f"{ROOT}/{document}"] = chapter_xhtml(chapter_rows, chapter.title, language)
+            chapter_notes = notes.get(chapter.number, ())
+            texts[f"{ROOT}/{document}"] = chapter_xhtml(chapter_rows, chapter.title, language, chapter_notes)
             clips = chapter_clips(timeline, chapter)
             texts[f"{ROOT}/{smil}"] = chapter_smil(clips, rows, document, audio, rate)
             files[f"{ROOT}/{audio}"] = work / f"{chapter.number}.m4a"
@@ -319,7 +397,11 @@ def package_epub(
                 _Item(ids[2], audio, AUDIO_TYPE),
             ]
             spine.append(ids[0])
+            navigation.append((chapter.title, document))
             durations[ids[1]] = clock(chapter.end - chapter.start, rate)
+        for number, section in enumerate(unread, start=1):
+            if section.before > len(timeline.chapters):
+                navigation.append(_unread_item(section, number, language, texts, items, spine))
         # ffmpeg's AAC encoder uses one CPU: up to ``threads`` chapters are encoded at once.
         with ThreadPoolExecutor(max_workers=max(1, min(threads, usable_cpus()))) as encoders:
             encoded = [
@@ -330,9 +412,7 @@ def package_epub(
             ]
             for done in encoded:
                 done.result()
-        titles = [chapter.title for chapter in timeline.chapters]
-        documents = [next(_names(chapter.number)) for chapter in timeline.chapters]
-        texts[f"{ROOT}/nav.xhtml"] = nav_xhtml(titles, documents, language)
+        texts[f"{ROOT}/nav.xhtml"] = nav_xhtml(navigation, language)
         total = clock(timeline.frames, rate)
         texts[OPF] = package_opf(info, _identifier(catalog_path), language, items, spine, durations, total)
         _write_zip(temp, texts, files)

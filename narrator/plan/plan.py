@@ -42,6 +42,7 @@ from narrator.text.ingest import read_book, select_chapters
 from narrator.text.lexicon import Lexicon
 from narrator.text.limits import Limits, check_segment_count
 from narrator.text.normalize import normalize, normalize_title, number_reader
+from narrator.text.readers.matter import authors_matter
 from narrator.text.segment import Speaker, describe_segmenter, segment_book
 
 
@@ -244,11 +245,33 @@ def _trim(folder: Path, limit: int) -> None:
         path.unlink()
 
 
+def unread_sections(whole: Book, narrated: Book, credits: bool) -> list[dict[str, Any]]:
+    """The author's sections the plan skips (notes, a word about the author, chapters.exclude), for
+    the read-along EPUB to show without audio: each with its title, its paragraphs and notes, and
+    the catalog's chapter it comes before (one past the last when it comes after them all)."""
+    kept = {id(chapter) for chapter in narrated.chapters}
+    unread = []
+    before = 2 if credits else 1  # the opening credits are the catalog's first chapter
+    for chapter in whole.chapters:
+        if id(chapter) in kept:
+            before += 1
+        elif authors_matter(chapter.skipped_by) and any(p.strip() for p in chapter.paragraphs):
+            section = {"before": before, "kind": chapter.kind, "title": chapter.title}
+            unread.append({**section, "paragraphs": list(chapter.paragraphs), "notes": chapter.notes})
+    return unread
+
+
 def write_book_json(
-    book: Book, book_json_path: Path, language: str, record: PlanRecord, seeds: Mapping[str, int]
+    book: Book,
+    book_json_path: Path,
+    language: str,
+    record: PlanRecord,
+    unread: list[dict[str, Any]],
+    seeds: Mapping[str, int],
 ) -> None:
-    """Metadata for later stages (tags, cover), written atomically beside the catalog; ``seeds``:
-    the segments given their own render seed (narrator.plan.fixes), by id."""
+    """Metadata for later stages (tags, cover, the sections and notes shown unread), written
+    atomically beside the catalog; ``seeds``: the segments given their own render seed
+    (narrator.plan.fixes), by id."""
     cover_name = None
     if book.cover is not None:
         cover_name = f"cover.{book.cover.extension}"
@@ -261,6 +284,10 @@ def write_book_json(
         "cover": cover_name,
         "encoding": book.encoding,
         "chapters": [{"index": i, "title": c.title} for i, c in enumerate(book.chapters, start=1)],
+        "unread": unread,
+        "notes": {
+            number: chapter.notes for number, chapter in enumerate(book.chapters, start=1) if chapter.notes
+        },
         "plan": record.as_json(),
         SEEDS_KEY: dict(seeds),
     }
@@ -307,6 +334,7 @@ def write_plan(
     book = select_chapters(whole, settings.include, settings.exclude)
     language = settings.language or book.language
     notes = plan_notes(whole, book, language)
+    unread = unread_sections(whole, book, settings.credits)
     if settings.credits:
         voice = engine_class(settings.engine).voice_name(settings.options)
         book, credits_note = with_credits(book, language, voice)
@@ -329,7 +357,7 @@ def write_plan(
     record = PlanRecord.of(rows, source_sha256, settings.digest())
     chosen = applied(texts, [row.spoken for row in rows], fixes)[1]
     seeds = {row.segment_id: seed for row, seed in zip(rows, chosen, strict=True) if seed is not None}
-    write_book_json(book, Path(book_json_path), language, record, seeds)
+    write_book_json(book, Path(book_json_path), language, record, unread, seeds)
     write_catalog(catalog_path, rows)
     decoded = "" if book.encoding == "utf-8" else f" (text decoded as {book.encoding})"
     summary = (

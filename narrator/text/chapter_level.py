@@ -53,16 +53,27 @@ def _has_real_chapters(chapters: Sequence[Chapter]) -> bool:
     return bool(lengths) and statistics.median(lengths) >= REAL_CHAPTER_CHARS
 
 
-def _prepended(pieces: Sequence[Chapter], chapter: Chapter) -> Chapter:
-    """``chapter`` with the pieces' paragraphs before its own, a section break after each piece."""
+def _joined(parts: Sequence[Chapter], headed: bool) -> Chapter:
+    """The parts as one chapter (the last part's, or the first's when ``headed``), a section break
+    between parts; with ``headed`` each part's title is said as a heading before its text.
+    Section ends and unread notes move with their paragraphs."""
     paragraphs: list[str] = []
     ends: set[int] = set()
-    for piece in pieces:
-        ends |= {len(paragraphs) + n for n in piece.section_ends}
-        paragraphs += piece.paragraphs
-        ends.add(len(paragraphs) - 1)
-    ends |= {len(paragraphs) + n for n in chapter.section_ends}
-    return replace(chapter, paragraphs=(*paragraphs, *chapter.paragraphs), section_ends=frozenset(ends))
+    notes: list[tuple[int, str]] = []
+    for part in parts:
+        if paragraphs:
+            ends.add(len(paragraphs) - 1)
+        if headed:
+            paragraphs.append(part.title)
+        ends |= {len(paragraphs) + n for n in part.section_ends}
+        notes += [(len(paragraphs) + after, text) for after, text in part.notes]
+        paragraphs += part.paragraphs
+    return replace(
+        parts[0] if headed else parts[-1],
+        paragraphs=tuple(paragraphs),
+        section_ends=frozenset(ends),
+        notes=tuple(notes),
+    )
 
 
 def without_title_pages(chapters: Sequence[Chapter]) -> list[Chapter]:
@@ -103,7 +114,7 @@ def with_front_pieces_folded(chapters: Sequence[Chapter]) -> tuple[list[Chapter]
             why = "a cast list" if _is_cast_list(chapter) else "under 20 s, before the first chapter"
             notes.append(f"chapter {chapter.title!r} is heard at the start of the next: {why}")
         elif n in folded:
-            kept.append(_prepended([chapters[p] for p in folded[n]], chapter))
+            kept.append(_joined([*(chapters[p] for p in folded[n]), chapter], headed=False))
         else:
             kept.append(chapter)
     return kept, notes
@@ -166,27 +177,10 @@ def at_listening_level(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list
         or count < DIVISION_MEAN_CHAPTERS * len(divisions)
     ):
         return list(chapters), []
-    merged = []
-    for division in divisions:
-        # Each section's title is heard as a heading inside its division, after a section break.
-        paragraphs: list[str] = []
-        ends: set[int] = set()
-        for chapter in division.chapters:
-            if paragraphs:
-                ends.add(len(paragraphs) - 1)
-            paragraphs.append(chapter.title)
-            ends |= {len(paragraphs) + n for n in chapter.section_ends}
-            paragraphs += chapter.paragraphs
-        first = division.chapters[0]
-        merged.append(
-            replace(
-                first,
-                title=division.title,
-                paragraphs=tuple(paragraphs),
-                section_ends=frozenset(ends),
-                parents=division.parents,
-            )
-        )
+    merged = [
+        replace(_joined(division.chapters, headed=True), title=division.title, parents=division.parents)
+        for division in divisions
+    ]
     minutes = statistics.median(lengths) // CHARS_PER_MINUTE
     note = (
         f"{len(divisions)} divisions of {minutes:.0f} minutes each (median) are the chapters; "

@@ -20,7 +20,7 @@ def test_alice_epub_end_to_end_and_a_lexicon_edit_rerenders_only_its_segments(wo
     fast = "pace=300"
     workdir.run_book(f"book={book}", fast, "outputs=[m4b,srt,epub]")
     results = workdir.results("alice-in-wonderland-pg11")
-    # The read-along EPUB: EPUBCheck accepts it with no message, and its clips tile the master.
+    # The read-along EPUB: EPUBCheck accepts it with no message, and its clips are the timeline's samples.
     checked = check_book(results)
     assert [r for r in checked if r.file.endswith(".epub") and r.rule == "EPUBCheck"], (
         "EPUBCheck not installed"

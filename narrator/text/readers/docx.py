@@ -82,7 +82,8 @@ def _language(parts: dict[str, etree._Element]) -> tuple[str, str]:
 
 
 def _place_notes(root: etree._Element, notes: str) -> None:
-    """mammoth lists the notes at the end; each is moved after its reference's paragraph, or removed.
+    """mammoth lists the notes at the end; each is moved after its reference's paragraph, or removed
+    when it has none.
 
     The "↑" back-link of each note is removed either way."""
     last: dict[etree._Element, etree._Element] = {}  # paragraph -> the last note placed after it
@@ -99,8 +100,9 @@ def _place_notes(root: etree._Element, notes: str) -> None:
         )
         parent = item.getparent()
         parent.remove(item)
-        if notes == "read" and paragraph is not None:
-            note = etree.Element("div")
+        if paragraph is not None:
+            # Typed as a note, the extractor reads it or, under notes: drop, keeps it to be shown.
+            note = etree.Element("div", {"role": "doc-footnote"})
             note.extend(list(item))
             last.get(paragraph, paragraph).addnext(note)
             last[paragraph] = note

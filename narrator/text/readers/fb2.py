@@ -66,7 +66,6 @@ def _child(element: etree._Element | None, name: str) -> etree._Element | None:
 class _Fb2:
     def __init__(self, path: Path, root: etree._Element, notes: str) -> None:
         self.path = path
-        self.read_notes = notes == "read"
         self.notes_choice = notes
         description = _child(root, "description")
         self.info = _child(description, "title-info")
@@ -74,10 +73,10 @@ class _Fb2:
         self.body = next((b for b in bodies if b.get("name", "").lower() not in _NOTES_BODIES), None)
         if self.body is None:
             raise BookError(f"{path}: the FB2 has no <body> with the book's text")
-        # Note id -> its paragraphs, read after the paragraph that refers to it when notes are read.
+        # Note id -> its paragraphs, after the paragraph that refers to it: read, or kept to be shown.
         self.notes: dict[str, list[str]] = {}
         for body in bodies:
-            if body is not self.body and self.read_notes:
+            if body is not self.body:
                 for section in body.iter():
                     if tag_of(section) == "section" and section.get("id"):
                         paragraphs = [text_of(p) for p in section if tag_of(p) != "title"]
@@ -156,7 +155,8 @@ class _Fb2:
         return extract(body, notes=self.notes_choice).blocks
 
     def _xhtml(self, element: etree._Element) -> list[etree._Element]:
-        """The element rewritten as XHTML; with notes read, a paragraph's notes follow it."""
+        """The element rewritten as XHTML; a paragraph's notes follow it, typed as notes (the extractor
+        reads them or keeps them to be shown, by ``notes:``)."""
         name = tag_of(element)
         if name in _SKIPPED or not name:
             out = etree.Element("span")
@@ -176,7 +176,7 @@ class _Fb2:
             for link in element.iter():
                 if tag_of(link) == "a" and link.get("type") == "note":
                     for text in self.notes.get(_href(link).lstrip("#"), []):
-                        note = etree.Element("p")
+                        note = etree.Element("p", {"role": "doc-footnote"})
                         note.text = text
                         following.append(note)
         return [out, *following]

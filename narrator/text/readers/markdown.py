@@ -178,13 +178,16 @@ def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
         elif token.type == "inline":
             inline = _inline(token.children or [])
             navigation = not heading and _is_navigation(inline)
+            referred = [footnotes[label] for label in inline.notes if label in footnotes]
             if inline.text:
                 types = frozenset({NAVIGATION}) if navigation else frozenset()
-                blocks.append(Block(inline.text, heading=heading, types=types, link_chars=inline.link_chars))
+                # Under notes: drop, the paragraph keeps its footnotes, to be shown unread after it.
+                kept = tuple(referred) if notes == "drop" else ()
+                blocks.append(
+                    Block(inline.text, heading=heading, types=types, link_chars=inline.link_chars, notes=kept)
+                )
             if notes == "read":
-                blocks += [
-                    Block(f"{FOOTNOTE}{footnotes[label]}") for label in inline.notes if label in footnotes
-                ]
+                blocks += [Block(f"{FOOTNOTE}{footnote}") for footnote in referred]
         index += 1
     if footnotes:
         unread[

@@ -56,6 +56,13 @@ _MATTER_TITLE = re.compile(
     r"|transcriber'?s notes?|uncopyright|licen[cs]e|(end|foot)?notes|([\w-]+ ){0,2}index)$",
     re.IGNORECASE,
 )
+#: The skipping rules that name the author's own matter (notes, a word about the author): a read-along
+#: book shows it unread, where the producer's and the navigation's (licence, contents, title and
+#: copyright pages, 'also by') are left out of it as of the audio.
+_AUTHORS_MATTER = re.compile(
+    r"^((end|foot|rear)?notes|about the (authors?|translators?|editors?)) \(by title\)$"
+    r"|^epub:type (endnotes|footnotes|rearnotes)$"
+)
 # The producer's wrapper as a chapter's title: "The Project Gutenberg eBook of Emma".
 _WRAPPER_TITLE = re.compile(r"^the project gutenberg e-?(book|text) of\b", re.IGNORECASE)
 _MATTER_TYPE_NAMES = """
@@ -138,6 +145,11 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     return ""
 
 
+def authors_matter(skipped_by: str) -> bool:
+    """Whether a section skipped by this rule is the author's own ("" is the user's chapters.exclude)."""
+    return not skipped_by or _AUTHORS_MATTER.match(skipped_by) is not None
+
+
 def _has_sentences(draft: Draft) -> bool:
     """Whether the draft has running text: a line set in capitals is a title, even with a stop."""
     texts = [b.text for b in draft.blocks if b.text and not b.boilerplate and not b.text.isupper()]
@@ -175,14 +187,18 @@ def _chapter(draft: Draft, kind: str, skipped_by: str) -> Chapter:
         blocks = [b for b in blocks if not b.boilerplate]
     paragraphs: list[str] = []
     section_ends: set[int] = set()
+    notes: list[tuple[int, str]] = []
     for block in blocks:
         if block.is_break:
             if paragraphs:
                 section_ends.add(len(paragraphs) - 1)
         elif block.text and not _PRINTER.match(block.text):
             paragraphs.append(block.text)
+        notes += [(len(paragraphs), note) for note in block.notes]
     section_ends.discard(len(paragraphs) - 1)
-    return Chapter(draft.title, tuple(paragraphs), frozenset(section_ends), kind, draft.parents, skipped_by)
+    return Chapter(
+        draft.title, tuple(paragraphs), frozenset(section_ends), kind, draft.parents, skipped_by, tuple(notes)
+    )
 
 
 def _drop_credits(drafts: list[Draft]) -> list[str]:

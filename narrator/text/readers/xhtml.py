@@ -10,7 +10,7 @@ are classified as front or back matter and stripped from chapters they share wit
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html.entities import name2codepoint
 from typing import TypedDict
 
@@ -85,6 +85,9 @@ class Block:
     types: frozenset[str] = frozenset()
     #: Characters of the text that are inside links; a contents page is mostly links.
     link_chars: int = 0
+    #: The notes and captions ``notes: drop`` left unread in or just after this block: not read,
+    #: but shown where they stood in the read-along EPUB.
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -242,6 +245,7 @@ class _Extractor:
         self.anchors: dict[str, int] = {}
         self.buffer: list[str] = []
         self.link_chars = 0
+        self.dropped_notes: list[str] = []
 
     def add_text(self, text: str | None, in_link: bool, context: _Context) -> None:
         if not text:
@@ -254,6 +258,20 @@ class _Extractor:
             self.link_chars += len(squash(text))
 
     def flush(self, context: _Context) -> None:
+        emitted = len(self.blocks)
+        self._flush(context)
+        if self.dropped_notes and len(self.blocks) > emitted:
+            self.attach_notes()
+
+    def attach_notes(self) -> None:
+        """The dropped notes go with the last block made: the one they stood in, or the one before
+        them (none before them: they wait for the first)."""
+        if self.blocks:
+            last = self.blocks[-1]
+            self.blocks[-1] = replace(last, notes=(*last.notes, *self.dropped_notes))
+            self.dropped_notes = []
+
+    def _flush(self, context: _Context) -> None:
         raw, self.buffer = "".join(self.buffer), []
         link_chars, self.link_chars = self.link_chars, 0
         raw = clean_text(raw)
@@ -295,6 +313,10 @@ class _Extractor:
         if any(_LINE_NUMBER_CLASS.match(name) for name in _classes(element)):
             return
         if self.drop_notes and (tag == "figcaption" or types_of(element) & _NOTE_TYPES):
+            if note := text_of(element):
+                self.dropped_notes.append(note)
+                if not "".join(self.buffer).strip():
+                    self.attach_notes()  # between paragraphs: it follows the one before
             return
         if tag == "pre" and _is_code(element):
             return
@@ -364,6 +386,7 @@ def extract(root: etree._Element, alt_text: bool = False, notes: str = "drop") -
     extractor = _Extractor(alt_text, notes)
     extractor.walk(body, _Context(), in_link=False)
     extractor.flush(_Context())
+    extractor.attach_notes()  # notes after the last paragraph (endnotes) go with it
     return Document(extractor.blocks, extractor.anchors, title)
 
 

@@ -75,3 +75,15 @@ def test_acts_of_a_chapter_s_length_are_the_chapters_with_their_scenes_inside() 
 def test_parts_that_run_for_hours_keep_their_chapters() -> None:
     novel = [chapter(f"Chapter {n}", 20, parents=(f"Book {n // 5}",)) for n in range(15)]
     assert at_listening_level(novel) == (novel, [])
+
+
+def test_unread_notes_move_with_their_paragraphs() -> None:
+    scene = Chapter("SCENE II", (MINUTE,) * 6, notes=((0, "Before it."), (2, "After the second.")))
+    play = [chapter("ACT I"), chapter("SCENE I", 4), scene]
+    play += [chapter("ACT II"), chapter("SCENE I", 5), chapter("SCENE II", 5)]
+    kept, _ = at_listening_level(play)
+    # Act I: "SCENE I", 4 paragraphs, "SCENE II" (paragraph 6), then the scene's own.
+    assert kept[0].notes == ((6, "Before it."), (8, "After the second."))
+    opening = Chapter("Dedication", ("To my brother.",), notes=((1, "A note."),))
+    kept, _ = with_front_pieces_folded([opening, chapter("One", 5), chapter("Two", 5)])
+    assert kept[0].notes == ((1, "A note."),)

@@ -49,12 +49,17 @@ def test_a_real_docx_plans_its_heading_chapters_and_core_properties() -> None:
 
 
 @pytest.mark.parametrize(
-    ("notes", "paragraphs"),
-    [("drop", ("Ouch.",)), ("read", ("Ouch.", "A tachyon walks into a bar.", "Fin."))],
+    ("notes", "paragraphs", "unread"),
+    [
+        # Dropped notes stay with the chapter, after their paragraph, for the read-along EPUB to show.
+        ("drop", ("Ouch.",), [(1, "A tachyon walks into a bar."), (1, "Fin.")]),
+        ("read", ("Ouch.", "A tachyon walks into a bar.", "Fin."), []),
+    ],
 )
-def test_footnotes_follow_the_notes_choice(notes: str, paragraphs: tuple[str, ...]) -> None:
+def test_footnotes_follow_the_notes_choice(notes: str, paragraphs: tuple[str, ...], unread) -> None:
     book = read_book(FOOTNOTES, notes=notes)
     assert [p for c in book.chapters for p in c.paragraphs] == list(paragraphs)
+    assert [note for c in book.chapters for note in c.notes] == unread
     assert book.authors == ("Michael Williamson",)
 
 

@@ -83,6 +83,8 @@ def test_parts_chapters_verse_and_metadata_of_an_fb2(tmp_path: Path) -> None:
     first = next(c for c in book.chapters if "Выстрел" in c.title)
     assert first.paragraphs[:2] == ("Мы стояли в местечке близ города.", "Первая строка,\nвторая строка.")
     assert not any("Местечко было" in p for c in book.chapters for p in c.paragraphs)
+    # Not read, but kept after the paragraph that refers to it, for the read-along EPUB to show.
+    assert first.notes == ((1, "Местечко было маленьким."),)
 
 
 def test_fb2_notes_are_read_after_their_paragraph_when_asked(tmp_path: Path) -> None:

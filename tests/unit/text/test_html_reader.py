@@ -150,3 +150,25 @@ def test_numerals_alone_in_a_page_without_headings_are_chapters_and_its_edge_lin
     said = " ".join(p for c in book.chapters for p in c.paragraphs)
     assert "לתוכן הענינים" not in said and "לדף הראשי" not in said
     assert any("a link at the start or end of the book" in note for note in book.notes)
+
+
+NOTED = """<html><head><title>Noted</title></head><body>
+<h2>One</h2>
+<p>First words.<aside epub:type="footnote"><p>A note in the paragraph.</p></aside> More words.</p>
+<figure><img src="a.png" alt=""/><figcaption>A caption.</figcaption></figure>
+<p>Second words.</p>
+<p>Third words.</p>
+<aside epub:type="endnote">The last note.</aside>
+</body></html>
+"""
+
+
+def test_notes_dropped_are_kept_after_the_paragraph_they_stood_in_or_after(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path, "noted.xhtml", NOTED.replace("<html>", '<html xmlns:epub="http://www.idpf.org/2007/ops">')
+    )
+    (chapter,) = read_book(path).chapters
+    assert chapter.paragraphs == ("First words. More words.", "Second words.", "Third words.")
+    assert chapter.notes == ((1, "A note in the paragraph."), (1, "A caption."), (3, "The last note."))
+    (read,) = read_book(path, notes="read").chapters
+    assert "A caption." in read.paragraphs and read.notes == ()

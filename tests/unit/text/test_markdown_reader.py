@@ -68,6 +68,7 @@ def test_badges_language_bars_contents_links_code_and_comments_are_not_read(tmp_
 def test_a_table_is_read_row_by_row_and_footnotes_follow_notes(tmp_path: Path) -> None:
     dropped = _read(tmp_path).chapters[0].paragraphs
     assert dropped == ("Bylo to v roce 2022 a trvalo to dlouho, velmi dlouho.", "Jméno: Ada, Rok: 1815.")
+    assert _read(tmp_path).chapters[0].notes == ((1, "Celý rok."),)
     read = _read(tmp_path, notes="read").chapters[0].paragraphs
     assert read[1] == "Footnote: Celý rok."
     assert not [p for p in read if "[^" in p or "|" in p]
