@@ -106,6 +106,8 @@ class _Epub:
         self.manifest = self._manifest()
         self.documents: dict[str, Document] = {}
         self.notes: list[str] = []
+        #: Spine documents marked linear="no": outside the reading order.
+        self.auxiliary: set[str] = set()
 
     def _check_drm(self) -> None:
         if self.archive.find("META-INF/sinf.xml"):
@@ -231,6 +233,7 @@ class _Epub:
             name = self.archive.find(item.path)
             if name:
                 (other if itemref.get("linear") == "no" else linear).append(name)
+        self.auxiliary = set(other) - set(linear)
         return list(dict.fromkeys(linear + other))
 
     def toc(self) -> list[_TocEntry] | None:
@@ -412,6 +415,9 @@ class _Epub:
         for toc_index, entry in enumerate(toc):
             first, *rest = contents[toc_index] or [[]]
             chapter = Draft(*take_title(first, entry.title or None), parents=entry.parents)
+            if entry.path in self.auxiliary:
+                # Out of the reading order: a glossary, answers, a pop-up the reader opens at will.
+                chapter.skipped_by = 'not in the reading order (spine linear="no")'
             matter = []
             for blocks in rest:
                 # A document the TOC skips continues the chapter, unless it is front or back matter

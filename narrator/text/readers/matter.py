@@ -249,7 +249,8 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
             notes.append(f"title {draft.title!r} read without the producer's wrapper")
             draft.title = draft.title[wrapper.end() :].strip()
     rules = [
-        matter_rule(d, book_title) if d.title.strip() or any(b.text for b in d.blocks) else "no text"
+        d.skipped_by
+        or (matter_rule(d, book_title) if d.title.strip() or any(b.text for b in d.blocks) else "no text")
         for d in drafts
     ]
     story = next((n for n, draft in enumerate(drafts) if not rules[n] and _has_sentences(draft)), len(drafts))

@@ -107,6 +107,8 @@ class Draft:
     blocks: list[Block] = field(default_factory=list)
     #: Titles of the table-of-contents entries above this one, outermost first.
     parents: tuple[str, ...] = ()
+    #: Why the reader already knows this is front or back matter (else matter.py judges it).
+    skipped_by: str = ""
 
 
 def parse_xhtml(data: bytes) -> etree._Element:

@@ -703,3 +703,29 @@ def test_a_contents_nested_256_deep_gives_a_short_title(tmp_path: Path) -> None:
     ((title, _),) = [(c.title, c.paragraphs) for c in book.chapters]
     levels = [int(part.removeprefix("L")) for part in title.split(". ")]
     assert len(levels) == 4 and levels == list(range(levels[0], levels[0] + 4)), title
+
+
+def test_a_document_out_of_the_reading_order_is_listed_but_not_read(tmp_path: Path) -> None:
+    nav = page(
+        '<nav epub:type="toc"><ol><li><a href="one.xhtml">One</a></li>'
+        '<li><a href="terms.xhtml">Terminology</a></li><li><a href="two.xhtml">Two</a></li></ol></nav>'
+    )
+    manifest = [
+        ("one", "one.xhtml", "application/xhtml+xml", ""),
+        ("terms", "terms.xhtml", "application/xhtml+xml", ""),
+        ("two", "two.xhtml", "application/xhtml+xml", ""),
+        ("nav", "nav.xhtml", "application/xhtml+xml", "nav"),
+    ]
+    files = {
+        "one.xhtml": page("<h1>One</h1><p>The first chapter.</p>"),
+        "terms.xhtml": page("<h1>Terminology</h1><p>A glossary the reader opens at will.</p>"),
+        "two.xhtml": page("<h1>Two</h1><p>The last chapter.</p>"),
+        "nav.xhtml": nav,
+    }
+    package = opf(manifest, ["one", "terms", "two", "nav"]).replace(
+        '<itemref idref="terms"/>', '<itemref idref="terms" linear="no"/>'
+    )
+    book = read_book(write_epub(tmp_path / "aux.epub", files, package))
+    assert [c.title for c in _body(book)] == ["One", "Two"]
+    terms = next(c for c in book.chapters if c.title == "Terminology")
+    assert (terms.kind, terms.skipped_by) == ("back", 'not in the reading order (spine linear="no")')
