@@ -409,9 +409,17 @@ class _Epub:
         for k, (position, toc_index) in enumerate(starts):
             end = starts[k + 1][0] if k + 1 < len(starts) else final
             contents[toc_index] = pieces(position, end) if end > position else []
-        # Before the first entry, each document (cover, title page, ...) is a chapter of its own.
-        drafts = [Draft(*take_title(blocks, None)) for blocks in pieces((0, 0), starts[0][0])]
-        drafts = [d for d in drafts if any(b.text for b in d.blocks)]
+        # Before the first entry, each document (cover, title page, ...) is a chapter of its own;
+        # one with no heading of its own goes on from the one before (a long text split in files).
+        drafts: list[Draft] = []
+        for blocks in pieces((0, 0), starts[0][0]):
+            draft = Draft(*take_title(blocks, None))
+            if not any(b.text for b in draft.blocks):
+                continue
+            if drafts and not draft.title:
+                drafts[-1].blocks += draft.blocks
+            else:
+                drafts.append(draft)
         for toc_index, entry in enumerate(toc):
             first, *rest = contents[toc_index] or [[]]
             chapter = Draft(*take_title(first, entry.title or None), parents=entry.parents)

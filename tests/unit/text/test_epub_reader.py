@@ -729,3 +729,26 @@ def test_a_document_out_of_the_reading_order_is_listed_but_not_read(tmp_path: Pa
     assert [c.title for c in _body(book)] == ["One", "Two"]
     terms = next(c for c in book.chapters if c.title == "Terminology")
     assert (terms.kind, terms.skipped_by) == ("back", 'not in the reading order (spine linear="no")')
+
+
+def test_a_text_split_in_files_before_the_first_contents_entry_is_one_chapter(tmp_path: Path) -> None:
+    # ebookmaker splits a long HTML book in files and lists only the licence in its contents.
+    nav = page('<nav epub:type="toc"><ol><li><a href="licence.xhtml">Licence</a></li></ol></nav>')
+    manifest = [
+        ("part0", "part0.xhtml", "application/xhtml+xml", ""),
+        ("part1", "part1.xhtml", "application/xhtml+xml", ""),
+        ("licence", "licence.xhtml", "application/xhtml+xml", ""),
+        ("nav", "nav.xhtml", "application/xhtml+xml", "nav"),
+    ]
+    files = {
+        "part0.xhtml": page("<h1>1001 Problems</h1><p>1. The first problem.</p>"),
+        "part1.xhtml": page("<p>854. A problem in the second file.</p>"),
+        "licence.xhtml": page("<h1>Licence</h1><p>The licence.</p>"),
+        "nav.xhtml": nav,
+    }
+    book = read_book(
+        write_epub(tmp_path / "split.epub", files, opf(manifest, ["part0", "part1", "licence", "nav"]))
+    )
+    assert [(c.title, c.paragraphs) for c in _body(book)] == [
+        ("1001 Problems", ("1. The first problem.", "854. A problem in the second file."))
+    ]
