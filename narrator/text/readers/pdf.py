@@ -56,15 +56,22 @@ _DC = "http://purl.org/dc/elements/1.1/"
 _HYPHENS = "-\u2010\u00ad"
 _BROKEN_WORD = re.compile(rf"(\w+)[{_HYPHENS}]$")
 _PAGE_NUMBER = re.compile(r"^[\W_]*(page\s*)?(\d{1,4}|[ivxlcdm]{1,7})(\s*(of|/)\s*\d{1,4})?[\W_]*$", re.I)
+# Typewriter fonts by name: Courier, Nimbus Mono (NimbusMonL), TeX's cmtt/sftt, DejaVu Sans Mono,
+# Consolas, Menlo ...
+_MONOSPACE = re.compile(r"mono|nimbusmon|courier|typewriter|cmtt|sftt|consol|menlo|inconsolata|code", re.I)
 _SPACED = re.compile(r"\b\w(?: \w\b){2,}")
 # A figure's or table's caption: "Table 1: EU Countries", "Figure 3. The rotunda", "Fig. 2."
 _CAPTION = re.compile(r"^(Table|Figure|Fig\.|Plate|Illustration)\s+[\dIVXLC]+[.:]\s")
+# A contents line: a title, dot leaders, a page number ("2.1 XML Input . . . . . . 9").
+_LEADERS = re.compile(r"(?:\.\s*){5,}\S{0,8}$")
 _SENTENCE_END = re.compile(r"[.!?:;\u2026\"'\u201d\u2019»)\]]$")
 #: A line on at least this share of the pages (and on 3 or more) is a running header or footer.
 RUNNING_SHARE = 0.4
 #: A line this much larger than the body text is a heading; this much smaller, a note or caption.
 HEADING_RATIO = 1.15
 SMALL_RATIO = 0.85
+#: The most characters a table cell's line holds.
+TABLE_CELL_CHARS = 30
 #: Average characters of text per page below which the PDF is taken for a scan.
 MIN_CHARS_PER_PAGE = 20
 MiB = 1024 * 1024
@@ -93,10 +100,13 @@ class _Line:
 
 
 def _text(line: LTTextLine) -> tuple[str, float]:
-    """The line's text without small raised footnote markers, and its median character size."""
+    """The line's text without small raised footnote markers, and its median character size;
+    no text for a line set in a typewriter font, which is code (a listing), never read."""
     chars = [c for c in line if isinstance(c, LTChar)]
     if not chars:
         return squash(line.get_text()), 0.0
+    if sum(bool(_MONOSPACE.search(c.fontname)) for c in chars) > len(chars) / 2:
+        return "", 0.0
     size = statistics.median(c.size for c in chars)
     kept = []
     for item in line:
@@ -179,8 +189,45 @@ def _furniture(lines: list[_Line], pages: int) -> set[int]:
     return {id(line) for line in edges if _shape(line.text) in running or _PAGE_NUMBER.match(line.text)}
 
 
+def _tables(lines: list[_Line]) -> tuple[set[int], list[str]]:
+    """ids of the lines of tables, and a plan-log line for each: a table is read as a grid of
+    cells, which no listener can follow, so it is skipped.
+
+    A table row is a baseline that three or more boxes of short text share (pdfminer boxes each
+    cell apart); three such rows on a page make a table of the boxes that lie between them and
+    hold only short lines (a spanning header cell may sit a line or two above). Two columns of
+    prose share baselines too, but in two long lines."""
+    pages: dict[int, list[_Line]] = {}
+    for line in lines:
+        pages.setdefault(line.page, []).append(line)
+    skipped: set[int] = set()
+    log = []
+    for page, on_page in sorted(pages.items()):
+        rows: dict[int, set[int]] = {}
+        for line in on_page:
+            if len(line.text) <= TABLE_CELL_CHARS:
+                rows.setdefault(round(line.top), set()).add(line.box)
+        tops = sorted(top for top, boxes in rows.items() if len(boxes) >= 3)
+        if len(tops) < 3:
+            continue
+        low, high = tops[0] - 1, tops[-1] + 1
+        boxes: dict[int, list[_Line]] = {}
+        for line in on_page:
+            boxes.setdefault(line.box, []).append(line)
+        cells = [
+            box
+            for box in boxes.values()
+            if all(low - 2 * line.size <= line.top <= high + 2 * line.size for line in box)
+            and all(len(line.text) <= TABLE_CELL_CHARS for line in box)
+        ]
+        skipped |= {id(line) for box in cells for line in box}
+        log.append(f"page {page + 1}: a table of {len(tops)} rows is skipped (tables are not read)")
+    return skipped, log
+
+
 def _shape(text: str) -> str:
-    return re.sub(r"\d+", "#", text.lower())
+    # Spaces too: a header's page number may sit closer when it has two digits ("2018)11").
+    return re.sub(r"\d+", "#", re.sub(r"\s+", "", text.lower()))
 
 
 def _words(lines: list[_Line]) -> Counter[str]:
@@ -195,10 +242,17 @@ def _join(first: str, second: str, words: Counter[str]) -> str:
         tail = re.match(r"\w+", second)
         rest = tail.group() if tail else ""
         hyphened = f"{head}-{rest}".lower()
-        if first.endswith("-") and words[hyphened] > words[(head + rest).lower()]:
+        compound = first[: broken.start(1)].endswith(tuple(_HYPHENS))  # "two-hundred-" / "cup"
+        if first.endswith("-") and (compound or words[hyphened] > words[(head + rest).lower()]):
             return f"{first}{second}"
         return f"{first[: broken.end(1)]}{second}"
     return f"{first} {second}"
+
+
+def _indented(line: _Line) -> bool:
+    """A line set in from its box's left edge, as a paragraph's first is; a centred line is not."""
+    left, right = line.x0 - line.box_x0, line.box_x1 - line.x1
+    return left >= line.size and left - right > line.size
 
 
 @dataclass
@@ -219,7 +273,7 @@ def _paragraphs(lines: list[_Line], words: Counter[str]) -> list[_Paragraph]:
             previous is not None
             and previous.box == line.box
             and abs(previous.size - line.size) < 0.5
-            and line.x0 - line.box_x0 < line.size
+            and not _indented(line)
             and not (
                 previous.x1 < previous.box_x1 - 2 * previous.size and _SENTENCE_END.search(previous.text)
             )
@@ -339,7 +393,11 @@ def _outline(document: PDFDocument, page_ids: list[object]) -> list[tuple[int, s
 def _outline_drafts(
     paragraphs: list[_Paragraph], outline: list[tuple[int, str, int, float | None]], body: float
 ) -> list[Draft]:
-    """Paragraphs cut at each bookmark's place; a bookmark's title names its chapter."""
+    """Paragraphs cut at each top-level bookmark's place; a bookmark's title names its chapter.
+
+    Deeper bookmarks are a chapter's sections, whose headings the text already holds."""
+    top_level = min(level for level, *_ in outline)
+    outline = [entry for entry in outline if entry[0] == top_level]
     drafts = [Draft("")]
     starts = iter(sorted(range(len(outline)), key=lambda n: (outline[n][2], -(outline[n][3] or 1e9))))
     pending = next(starts, None)
@@ -440,7 +498,12 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
             f"{path}: the PDF has no text layer (a scan?); run OCR on it first (e.g. ocrmypdf) and try again"
         )
     furniture = _furniture(lines, pages)
-    lines = [line for line in lines if id(line) not in furniture]
+    tables, log = _tables(lines)
+    lines = [
+        line
+        for line in lines
+        if id(line) not in furniture and id(line) not in tables and not _LEADERS.search(line.text)
+    ]
     body = Counter(round(line.size, 1) for line in lines for _ in line.text).most_common(1)[0][0]
     if notes == "drop":  # small type at a page's foot: footnotes
         lines = [line for line in lines if not (line.size <= SMALL_RATIO * body and line.height < 0.3)]
@@ -449,10 +512,18 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
     if notes == "drop":
         paragraphs = [p for p in paragraphs if not _CAPTION.match(p.text)]
     if outline:
+        # Pages before the outline's first entry (a title page, a notice, the contents) are front
+        # matter that the outline leaves out; the first entry's own page is read whole.
+        first_page = min(page for _, _, page, _ in outline)
+        if first_page:
+            log.append(f"pages 1-{first_page}: before the outline's first entry (front matter), not read")
+        paragraphs = [paragraph for paragraph in paragraphs if paragraph.page >= first_page]
         drafts = _outline_drafts(paragraphs, outline, body)
     else:
         found, drafts = _heading_drafts(paragraphs, body)
         title = metadata.title or found or title
+        if not any(draft.title for draft in drafts):
+            drafts = [Draft(title, [block for draft in drafts for block in draft.blocks])]  # one story
     chapters, dropped = build_chapters(drafts, title)
     return Book(
         squash(title),
@@ -461,5 +532,5 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
         language=metadata.language or "en",
         language_source=metadata.language_source,
         date=metadata.date,
-        notes=dropped,
+        notes=(*log, *dropped),
     )
