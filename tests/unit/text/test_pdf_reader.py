@@ -6,7 +6,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import BOOKS, DATA, refused_in_one_line
+from conftest import BOOKS, DATA, one_page_pdf, refused_in_one_line
 
 from narrator.text.ingest import load_book, read_book
 from narrator.text.readers import READERS, pdf
@@ -121,30 +121,11 @@ def test_a_pdf_cut_short_is_one_line(tmp_path: Path) -> None:
     assert "not a readable PDF" in refused_in_one_line(path)
 
 
-def _one_page_pdf(content: bytes) -> bytes:
-    """A one-page PDF whose page draws ``content``, a Flate-compressed content stream."""
-    packed = zlib.compress(content, 9)
-    bodies = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed) + packed + b"\nendstream",
-    ]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, body in enumerate(bodies, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    table = len(out)
-    out += b"xref\n0 5\n0000000000 65535 f \n" + b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % table
-    return bytes(out)
-
-
 def test_a_pdf_whose_stream_inflates_to_too_much_is_refused_before_it_is_inflated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(pdf, "MAX_STREAM_BYTES", 1024 * 1024)
     bomb = tmp_path / "bomb.pdf"
-    bomb.write_bytes(_one_page_pdf(b"BT ET " + bytes(8 * 1024 * 1024)))
+    bomb.write_bytes(one_page_pdf(zlib.compress(b"BT ET " + bytes(8 * 1024 * 1024), 9)))
     assert bomb.stat().st_size < 64 * 1024
     assert "decompresses to too much data" in refused_in_one_line(bomb)
