@@ -15,7 +15,7 @@ import statistics
 import zlib
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,8 @@ _PAGE_NUMBER = re.compile(r"^[\W_]*(page\s*)?(\d{1,4}|[ivxlcdm]{1,7})(\s*(of|/)\
 # Typewriter fonts by name: Courier, Nimbus Mono (NimbusMonL), TeX's cmtt/sftt, DejaVu Sans Mono,
 # Consolas, Menlo ...
 _MONOSPACE = re.compile(r"mono|nimbusmon|courier|typewriter|cmtt|sftt|consol|menlo|inconsolata|code", re.I)
+# A footnote's own marker, set at its start: "1Notably ...", "* See ..."
+_NOTE_MARK = re.compile(r"^[\d*†‡§]+\s*")
 _SPACED = re.compile(r"\b\w(?: \w\b){2,}")
 # A figure's or table's caption: "Table 1: EU Countries", "Figure 3. The rotunda", "Fig. 2."
 _CAPTION = re.compile(r"^(Table|Figure|Fig\.|Plate|Illustration)\s+[\dIVXLC]+[.:]\s")
@@ -97,28 +99,35 @@ class _Line:
     x1: float
     box_x0: float
     box_x1: float
+    #: How many footnote markers (small raised digits) the line had.
+    markers: int = 0
 
 
-def _text(line: LTTextLine) -> tuple[str, float]:
+def _text(line: LTTextLine) -> tuple[str, float, int]:
     """The line's text without small raised footnote markers, and its median character size;
     no text for a line set in a typewriter font, which is code (a listing), never read."""
     chars = [c for c in line if isinstance(c, LTChar)]
     if not chars:
-        return squash(line.get_text()), 0.0
+        return squash(line.get_text()), 0.0, 0
     if sum(bool(_MONOSPACE.search(c.fontname)) for c in chars) > len(chars) / 2:
-        return "", 0.0
+        return "", 0.0, 0
     size = statistics.median(c.size for c in chars)
     kept = []
+    markers = 0
+    marker = False  # the previous character was a marker's: "12" is one marker
     for item in line:
         text = item.get_text()
         # A footnote marker: a digit or dagger set much smaller than the line, raised above it.
         small = isinstance(item, LTChar) and item.size < 0.9 * size and item.y0 > line.y0 + 0.2 * size
         if small and (text.isdigit() or text in "*†‡§"):
+            markers += not marker
+            marker = True
             continue
+        marker = False
         kept.append(text)
     # Letter-spaced words ("K U R T   W O L F F") come out a letter at a time; words stay apart.
     text = _SPACED.sub(lambda m: m.group().replace(" ", ""), "".join(kept))
-    return squash(text.translate(_LIGATURES)), size
+    return squash(text.translate(_LIGATURES)), size, markers
 
 
 def _pages(document: PDFDocument) -> Iterator[tuple[int, LTPage]]:
@@ -144,7 +153,7 @@ def _lines(document: PDFDocument) -> tuple[list[_Line], int, list[object]]:
             box += 1
             for line in element:
                 if isinstance(line, LTTextLine):
-                    text, size = _text(line)
+                    text, size, markers = _text(line)
                     if text:
                         lines.append(
                             _Line(
@@ -158,6 +167,7 @@ def _lines(document: PDFDocument) -> tuple[list[_Line], int, list[object]]:
                                 line.x1,
                                 element.x0,
                                 element.x1,
+                                markers,
                             )
                         )
     page_ids = [page.pageid for page in PDFPage.create_pages(document)]
@@ -261,6 +271,8 @@ class _Paragraph:
     size: float
     page: int
     top: float
+    #: The pages of the footnote markers in the paragraph, one entry a marker.
+    markers: list[int] = field(default_factory=list)
 
 
 def _paragraphs(lines: list[_Line], words: Counter[str]) -> list[_Paragraph]:
@@ -282,6 +294,7 @@ def _paragraphs(lines: list[_Line], words: Counter[str]) -> list[_Paragraph]:
             paragraphs[-1].text = _join(paragraphs[-1].text, line.text, words)
         else:
             paragraphs.append(_Paragraph(line.text, line.size, line.page, line.top))
+        paragraphs[-1].markers += [line.page] * line.markers
         previous = line
     return paragraphs
 
@@ -294,6 +307,7 @@ def _rejoined(paragraphs: list[_Paragraph], body: float, words: Counter[str]) ->
         last = joined[-1] if joined else None
         if last is not None and len(last.text) == 1 and last.text.isupper() and paragraph.text[:1].isupper():
             last.text, last.size = last.text + paragraph.text, paragraph.size  # a drop capital
+            last.markers += paragraph.markers
         elif (
             last is not None
             and abs(last.size - body) < 0.5
@@ -302,9 +316,28 @@ def _rejoined(paragraphs: list[_Paragraph], body: float, words: Counter[str]) ->
             and paragraph.text[:1].islower()
         ):
             last.text = _join(last.text, paragraph.text, words)
+            last.markers += paragraph.markers
         else:
             joined.append(paragraph)
     return joined
+
+
+def _with_notes(paragraphs: list[_Paragraph], notes: list[_Paragraph]) -> list[_Paragraph]:
+    """The page's footnotes each read after the paragraph that holds its marker: a page's notes
+    go to its markers in order, a note without a marker after the last paragraph begun by then."""
+    holders: dict[int, list[int]] = {}  # page -> the paragraph of each of its markers, in order
+    for index, paragraph in enumerate(paragraphs):
+        for page in paragraph.markers:
+            holders.setdefault(page, []).append(index)
+    after: dict[int, list[_Paragraph]] = {}
+    for page in sorted({note.page for note in notes}):
+        on_page = [note for note in notes if note.page == page]
+        begun = [n for n, paragraph in enumerate(paragraphs) if paragraph.page <= page] or [0]
+        marked = holders.get(page) or [begun[-1]]
+        for number, note in enumerate(on_page):
+            note.text = _NOTE_MARK.sub("", note.text)
+            after.setdefault(marked[min(number, len(marked) - 1)], []).append(note)
+    return [item for n, paragraph in enumerate(paragraphs) for item in (paragraph, *after.get(n, []))]
 
 
 def _info(document: PDFDocument, name: str) -> str:
@@ -505,10 +538,14 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
         if id(line) not in furniture and id(line) not in tables and not _LEADERS.search(line.text)
     ]
     body = Counter(round(line.size, 1) for line in lines for _ in line.text).most_common(1)[0][0]
-    if notes == "drop":  # small type at a page's foot: footnotes
-        lines = [line for line in lines if not (line.size <= SMALL_RATIO * body and line.height < 0.3)]
-    words = _words(lines)
+    # Small type at a page's foot: footnotes, out of the text's flow whichever ``notes`` says.
+    foot = [line for line in lines if line.size <= SMALL_RATIO * body and line.height < 0.3]
+    lines = [line for line in lines if not (line.size <= SMALL_RATIO * body and line.height < 0.3)]
+    words = _words(lines + foot)
     paragraphs = _rejoined(_paragraphs(lines, words), body, words)
+    if notes == "read" and foot:
+        size = statistics.median(line.size for line in foot)
+        paragraphs = _with_notes(paragraphs, _rejoined(_paragraphs(foot, words), size, words))
     if notes == "drop":
         paragraphs = [p for p in paragraphs if not _CAPTION.match(p.text)]
     if outline:

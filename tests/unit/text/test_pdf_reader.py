@@ -93,6 +93,14 @@ def test_footnotes_at_the_page_foot_follow_notes_and_headers_and_hyphens_go(note
     for word in ("his famous Theses", "the father of the quartet", "Sarabande", "considerably"):
         assert word in spoken
     assert "fa- mous" not in spoken and "quar- tet" not in spoken
+    paragraphs = [p for c in body for p in c.paragraphs]
+    if read:  # each note after the paragraph of its marker, its own marker gone, its lines joined
+        note = paragraphs.index("Musikalisches Lexicon oder musikalische Bibliothek.")
+        assert paragraphs[note - 1].endswith("the latter in triple time.")
+        assert paragraphs[note + 1].startswith("With regard to the grouping of movements")
+        assert [p for p in paragraphs if p.endswith("peculiar order: Grave, Largo, Adagio, Allegro.")]
+    else:
+        assert not [p for p in paragraphs if "Grave, Largo" in p]
 
 
 def test_a_scan_and_a_locked_pdf_are_refused_in_one_line() -> None:
