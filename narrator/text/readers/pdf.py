@@ -67,7 +67,8 @@ _CAPTION = re.compile(r"^(Table|Figure|Fig\.|Plate|Illustration)\s+[\dIVXLC]+[.:
 # A contents line: a title, dot leaders, a page number ("2.1 XML Input . . . . . . 9").
 _LEADERS = re.compile(r"(?:\.\s*){5,}\S{0,8}$")
 _SENTENCE_END = re.compile(r"[.!?:;\u2026\"'\u201d\u2019»)\]]$")
-#: A line on at least this share of the pages (and on 3 or more) is a running header or footer.
+#: An edge line on at least this share of the pages it spans (and on 3 or more) is a running header
+#: or footer.
 RUNNING_SHARE = 0.4
 #: A line this much larger than the body text is a heading; this much smaller, a note or caption.
 HEADING_RATIO = 1.15
@@ -186,17 +187,27 @@ def _edges(lines: list[_Line]) -> list[_Line]:
     return edges
 
 
-def _furniture(lines: list[_Line], pages: int) -> set[int]:
+def _furniture(lines: list[_Line]) -> set[int]:
     """ids of the page furniture: running headers and footers (an edge line repeated on many pages,
-    digits ignored) and page numbers."""
+    digits ignored) and page numbers.
+
+    Many is counted over the pages from the line's first to its last: a chapter's title heading
+    its pages (every other one, facing the book's title) runs only as long as the chapter."""
     edges = _edges(lines)
-    seen: Counter[str] = Counter()
-    for shape in {(line.page, _shape(line.text)) for line in edges}:
-        seen[shape[1]] += 1
+    # Its shape and its size: the chapter's title set large on its first page is no header.
+    on_pages: dict[tuple[str, int], set[int]] = {}
+    for line in edges:
+        on_pages.setdefault((_shape(line.text), round(line.size)), set()).add(line.page)
     running = {
-        shape for shape, count in seen.items() if pages >= 3 and count >= max(3, RUNNING_SHARE * pages)
+        key
+        for key, pages in on_pages.items()
+        if len(pages) >= 3 and len(pages) >= RUNNING_SHARE * (max(pages) - min(pages) + 1)
     }
-    return {id(line) for line in edges if _shape(line.text) in running or _PAGE_NUMBER.match(line.text)}
+    return {
+        id(line)
+        for line in edges
+        if (_shape(line.text), round(line.size)) in running or _PAGE_NUMBER.match(line.text)
+    }
 
 
 def _tables(lines: list[_Line]) -> tuple[set[int], list[str]]:
@@ -530,7 +541,7 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
         raise BookError(
             f"{path}: the PDF has no text layer (a scan?); run OCR on it first (e.g. ocrmypdf) and try again"
         )
-    furniture = _furniture(lines, pages)
+    furniture = _furniture(lines)
     tables, log = _tables(lines)
     lines = [
         line

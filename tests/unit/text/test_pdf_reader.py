@@ -103,6 +103,30 @@ def test_footnotes_at_the_page_foot_follow_notes_and_headers_and_hyphens_go(note
         assert not [p for p in paragraphs if "Grave, Largo" in p]
 
 
+def test_a_manuals_table_listings_and_front_pages_are_not_read_and_the_plan_log_says_so() -> None:
+    book = read_book(BOOKS / "teal-user-manual-pdftex.pdf")
+    assert "page 7: a table of 41 rows is skipped (tables are not read)" in book.notes
+    assert "pages 1-5: before the outline's first entry (front matter), not read" in book.notes
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "Compo 1" not in spoken and "CF comp1" not in spoken  # the table's cells
+    assert "<ExternalModel" not in spoken and "subType=" not in spoken  # a listing, in Nimbus Mono
+    assert "INL/EXT-00-00000" not in spoken and ". . . ." not in spoken  # title and contents pages
+    assert "Initial investment is the Total Net Cash flow at year zero" in spoken
+
+
+def test_running_headers_that_change_with_the_chapter_go_and_the_chapters_title_stays() -> None:
+    chapters = read_book(BOOKS / "christmas-carol-xetex.pdf").chapters
+    body = [c for c in chapters if c.kind == "body"]
+    # Each stave opens on a page of its own: a number word over its title, both set large.
+    assert [c.title for c in body][-1] == "Five. The End of It"
+    # The even pages' header is the stave's title, in body type: never read.
+    assert not [p for c in body for p in c.paragraphs if p in ("Marley’s Ghost", "The End of It")]
+    assert body[0].paragraphs[0].startswith("Marley was dead: to begin with.")
+    # The typesetter's note (licensed under ..., public domain) is a copyright page.
+    front = [("front", "title page"), ("front", "copyright page")]
+    assert [(c.kind, c.skipped_by) for c in chapters[:2]] == front
+
+
 def test_a_scan_and_a_locked_pdf_are_refused_in_one_line() -> None:
     message = refused_in_one_line(SCAN)
     assert "no text layer" in message and "OCR" in message
