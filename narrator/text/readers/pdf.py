@@ -1,10 +1,12 @@
 """PDF: the text layer, laid out by pdfminer.six, made back into paragraphs and chapters.
 
 A PDF is a picture of pages, so what a listener never wants is taken out by its shape: a line that
-repeats on many pages (running header or footer, digits ignored so page numbers count as one), a
-box that is only a page number, a footnote marker set small. Words hyphenated at a line's end are
-re-joined (a hyphen the document also writes inside a line is kept), ligatures are undone, and a
-paragraph cut by a page or column break is joined again. Chapters come from the outline (bookmarks)
+repeats on many of the pages it spans (running header or footer, digits ignored so page numbers
+count as one), a box that is only a page number, a footnote marker set small, a table (short
+cells sharing baselines), a listing (a typewriter font), a contents line (dot leaders). Footnotes
+(small type at a page's foot) follow ``notes:``. Words hyphenated at a line's end are re-joined (a
+hyphen the document also writes inside a line is kept), ligatures are undone, and a paragraph cut
+by a page or column break is joined again. Chapters come from the outline's top level (bookmarks)
 when it has one, else from lines set larger than the body text, read as HTML headings are.
 """
 
@@ -441,20 +443,17 @@ def _outline_drafts(
 
     Deeper bookmarks are a chapter's sections, whose headings the text already holds."""
     top_level = min(level for level, *_ in outline)
-    outline = [entry for entry in outline if entry[0] == top_level]
+    starts = sorted(
+        (
+            (page, -(top + 2 if top is not None else 1e9), number, title)
+            for number, (level, title, page, top) in enumerate(outline)
+            if level == top_level
+        )
+    )
     drafts = [Draft("")]
-    starts = iter(sorted(range(len(outline)), key=lambda n: (outline[n][2], -(outline[n][3] or 1e9))))
-    pending = next(starts, None)
-    parents: list[tuple[int, str]] = []
     for paragraph in paragraphs:
-        while pending is not None:
-            level, title, page, top = outline[pending]
-            if (paragraph.page, -paragraph.top) < (page, -(top + 2 if top is not None else 1e9)):
-                break
-            parents = [p for p in parents if p[0] < level]
-            drafts.append(Draft(title, parents=tuple(t for _, t in parents)))
-            parents.append((level, title))
-            pending = next(starts, None)
+        while starts and (paragraph.page, -paragraph.top) >= starts[0][:2]:
+            drafts.append(Draft(starts.pop(0)[3]))
         heading = 1 if paragraph.size >= HEADING_RATIO * body else 0
         drafts[-1].blocks.append(Block(paragraph.text, heading=heading))
     for draft in drafts:
@@ -551,7 +550,8 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
     body = Counter(round(line.size, 1) for line in lines for _ in line.text).most_common(1)[0][0]
     # Small type at a page's foot: footnotes, out of the text's flow whichever ``notes`` says.
     foot = [line for line in lines if line.size <= SMALL_RATIO * body and line.height < 0.3]
-    lines = [line for line in lines if not (line.size <= SMALL_RATIO * body and line.height < 0.3)]
+    notes_ids = {id(line) for line in foot}
+    lines = [line for line in lines if id(line) not in notes_ids]
     words = _words(lines + foot)
     paragraphs = _rejoined(_paragraphs(lines, words), body, words)
     if notes == "read" and foot:
@@ -564,7 +564,8 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
         # matter that the outline leaves out; the first entry's own page is read whole.
         first_page = min(page for _, _, page, _ in outline)
         if first_page:
-            log.append(f"pages 1-{first_page}: before the outline's first entry (front matter), not read")
+            pages_before = f"pages 1-{first_page}" if first_page > 1 else "page 1"
+            log.append(f"{pages_before}: before the outline's first entry (front matter), not read")
         paragraphs = [paragraph for paragraph in paragraphs if paragraph.page >= first_page]
         drafts = _outline_drafts(paragraphs, outline, body)
     else:

@@ -52,7 +52,7 @@ def test_a_novel_plans_its_outline_chapters_without_headers_or_page_numbers() ->
 
 def test_outline_entries_are_chapters_and_their_numbered_headings_name_them() -> None:
     whole = read_book(OUTLINE)
-    assert "pages 1-1: before the outline's first entry (front matter), not read" in whole.notes
+    assert "page 1: before the outline's first entry (front matter), not read" in whole.notes
     assert not [c for c in whole.chapters if "Contents" in c.title]
     chapters = load_book(OUTLINE).chapters
     expected = [f"{n} {name}" for n, name in enumerate(["Foo", "Bar", "Baz"] * 3, 1)]
