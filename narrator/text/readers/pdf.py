@@ -443,19 +443,36 @@ def _outline_drafts(
 
     Deeper bookmarks are a chapter's sections, whose headings the text already holds."""
     top_level = min(level for level, *_ in outline)
-    starts = sorted(
-        (
-            (page, -(top + 2 if top is not None else 1e9), number, title)
-            for number, (level, title, page, top) in enumerate(outline)
-            if level == top_level
+    # In the outline's order, which is the reading order (on a page of two columns, a height is not).
+    starts = [
+        (page, -(top + 2 if top is not None else 1e9), title)
+        for level, title, page, top in outline
+        if level == top_level
+    ]
+    # Each bookmark cuts at its heading, found by its text from the last cut on; else at its place.
+    cuts = []
+    found = 0
+    for page, top, title in starts:
+        key = title_key(title)
+        later = range(found, len(paragraphs))
+        found = next(
+            (
+                n
+                for n in later
+                if paragraphs[n].page in (page, page + 1) and title_key(paragraphs[n].text).startswith(key)
+            ),
+            next(
+                (n for n in later if (paragraphs[n].page, -paragraphs[n].top) >= (page, top)), len(paragraphs)
+            ),
         )
-    )
+        cuts.append((found, title))
     drafts = [Draft("")]
-    for paragraph in paragraphs:
-        while starts and (paragraph.page, -paragraph.top) >= starts[0][:2]:
-            drafts.append(Draft(starts.pop(0)[3]))
+    for n, paragraph in enumerate(paragraphs):
+        while cuts and cuts[0][0] <= n:
+            drafts.append(Draft(cuts.pop(0)[1]))
         heading = 1 if paragraph.size >= HEADING_RATIO * body else 0
         drafts[-1].blocks.append(Block(paragraph.text, heading=heading))
+    drafts += [Draft(title) for _, title in cuts]  # bookmarks past the text's end
     for draft in drafts:
         first = draft.blocks[0] if draft.blocks else None
         if first is not None and first.heading and title_key(first.text).endswith(title_key(draft.title)):

@@ -127,6 +127,16 @@ def test_running_headers_that_change_with_the_chapter_go_and_the_chapters_title_
     assert [(c.kind, c.skipped_by) for c in chapters[:2]] == front
 
 
+def test_a_two_column_papers_bookmarks_cut_at_their_headings_in_the_outlines_order() -> None:
+    titles = [c.title for c in read_book(BOOKS / "ethereum-yellowpaper-pdftex.pdf").chapters]
+    # Cut by their heights, 13 ran into 15 and References into 16: the right column is higher.
+    assert titles[12:15] == ["13. Future Directions", "14. Conclusion", "15. Acknowledgements"]
+    assert titles[15:18] == ["16. Availability", "References", "Appendix A. Terminology"]
+    # Defect left: pdfminer lays section 6's opening (right column) before section 5's heading
+    # (left column, lower) on page 7, so the two are one chapter.
+    assert "5. Gas and Payment. 6. Transaction Execution" in titles
+
+
 def test_a_scan_and_a_locked_pdf_are_refused_in_one_line() -> None:
     message = refused_in_one_line(SCAN)
     assert "no text layer" in message and "OCR" in message
