@@ -184,6 +184,31 @@ def read_audio(path: Path):
     return data, rate
 
 
+def pdf_bytes(*objects: bytes) -> bytes:
+    """A PDF of these numbered objects (the first the catalog), with its cross-reference table."""
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    table = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, table)
+    return bytes(out)
+
+
+def one_page_pdf(packed: bytes, resources: bytes = b"", *more: bytes) -> bytes:
+    """A one-page PDF whose page draws ``packed``, a Flate-compressed content stream; objects 5 on
+    are ``more``, which the page's ``resources`` may name."""
+    return pdf_bytes(
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R%s >>" % resources,
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed) + packed + b"\nendstream",
+        *more,
+    )
+
+
 def refused_in_one_line(path: Path) -> str:
     """The BookError that reading ``path`` ends in, checked to be one line naming the file."""
     from narrator.core.errors import BookError

@@ -7,9 +7,11 @@ tests/unit/workflow/test_config_checks.py.
 from __future__ import annotations
 
 import os
+import zipfile
+import zlib
 
 import pytest
-from conftest import Workdir
+from conftest import DATA, Workdir, one_page_pdf
 from small_books import NOVEL
 
 pytestmark = pytest.mark.slow
@@ -78,3 +80,52 @@ def test_two_books_with_one_file_name_keep_apart(workdir: Workdir) -> None:
     workdir.run_book("book=b/novel.md", "book_id=other")
     assert (workdir.results("other") / "other.m4b").is_file()
     assert {path: path.read_bytes() for path in first.rglob("*") if path.is_file()} == before
+
+
+def _hostile_books(folder) -> None:
+    """A zip-bomb FB2 (300 MiB of zeros), a PDF whose one content stream inflates to 1 GiB (about
+    1 MiB on disk, packed a MiB at a time), a PDF whose two forms draw each other without end (pdfminer
+    refuses the loop, so the page has no text), and
+    a DOCX whose document declares an external entity."""
+    with zipfile.ZipFile(folder / "bomb.fb2.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("bomb.fb2", bytes(300 * 1024 * 1024))
+    packer, zeros = zlib.compressobj(9), bytes(1024 * 1024)
+    chunks = [packer.compress(b"BT ET "), *(packer.compress(zeros) for _ in range(1024)), packer.flush()]
+    (folder / "bomb.pdf").write_bytes(one_page_pdf(b"".join(chunks)))
+
+    def form(other: int) -> bytes:
+        content = b"/X Do"
+        return (
+            b"<< /Type /XObject /Subtype /Form /BBox [0 0 9 9] /Resources << /XObject << /X %d 0 R >> >>"
+            b" /Length %d >>\nstream\n%s\nendstream" % (other, len(content), content)
+        )
+
+    resources = b" /Resources << /XObject << /X 5 0 R >> >>"
+    (folder / "loop.pdf").write_bytes(one_page_pdf(zlib.compress(b"/X Do"), resources, form(6), form(5)))
+    source, target = DATA / "docx" / "mammoth-footnotes.docx", folder / "xxe.docx"
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as new:
+        for info in old.infolist():
+            data = old.read(info)
+            if info.filename == "word/document.xml":
+                doctype = b'?><!DOCTYPE w:document [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>'
+                data = data.replace(b"?>", doctype, 1).replace(b"Ouch", b"&xxe;")
+            new.writestr(info, data)
+
+
+@pytest.mark.parametrize(
+    ("book", "message"),
+    [
+        ("bomb.fb2.zip", "zip bomb"),
+        ("bomb.pdf", "decompresses to too much data"),
+        ("loop.pdf", "no text layer"),
+        ("xxe.docx", "declares a DTD"),
+    ],
+)
+def test_a_hostile_book_stops_the_run_in_one_line(workdir: Workdir, book: str, message: str) -> None:
+    _hostile_books(workdir.path)
+    result = workdir.run_book(f"book={book}", check=False)
+    assert result.returncode != 0
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("narrator: ") and message in last
+    assert "Traceback" not in result.stderr and "root:" not in result.stderr
+    assert not (workdir.path / "results").exists()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from copy import deepcopy
 from pathlib import Path
 
 from lxml import etree
@@ -135,7 +136,7 @@ class _Fb2:
         title_element = _child(section, "title")
         title = ""
         if title_element is not None:
-            lines = [text_of(p).rstrip(".:") for p in title_element if text_of(p)]
+            lines = [text.rstrip(".:") for p in title_element if (text := _title_line(p))]
             title = ". ".join(lines) or text_of(title_element)
         blocks = self._blocks([c for c in section if tag_of(c) not in ("title", "section")])
         if section is self.body:  # its title is the book's (author and title), said by the credits
@@ -180,6 +181,22 @@ class _Fb2:
                         note.text = text
                         following.append(note)
         return [out, *following]
+
+
+def _title_line(element: etree._Element) -> str:
+    """A title line's text without its note references ("Цитаты[18]" is "Цитаты")."""
+    copy = deepcopy(element)
+    for link in [a for a in copy.iter() if tag_of(a) == "a" and a.get("type") == "note"]:
+        parent, previous = link.getparent(), link.getprevious()
+        if parent is None:
+            continue
+        if link.tail:  # the title's text after the reference stays
+            if previous is not None:
+                previous.tail = (previous.tail or "") + link.tail
+            else:
+                parent.text = (parent.text or "") + link.tail
+        parent.remove(link)
+    return text_of(copy)
 
 
 def _fb2_bytes(path: Path) -> bytes:

@@ -73,7 +73,7 @@ _MATTER_TYPES = frozenset(_MATTER_TYPE_NAMES.split())
 _SENTENCE_END = re.compile("[.!?\u2026][\"'\u201d\u2019)\\]]*$")
 # A printer's imprint at the end of a book: "_Printed by_ SPOTTISWOODE, BALLANTYNE & CO."
 _PRINTER = re.compile(r"^[\W_]*(made and )?printed( in [\w ]+?)?[\W_]+by(?![a-z])", re.IGNORECASE)
-_COPYRIGHT = re.compile(r"©|\bcopyright\b", re.IGNORECASE)
+_COPYRIGHT = re.compile(r"©|\bcopyright\b|\bpublic domain\b", re.IGNORECASE)
 _COPYRIGHT_DETAIL = re.compile(
     r"all rights reserved|\bISBN\b|published by|first published"
     r"|licen[cs]ed under|licensierad|creative commons",

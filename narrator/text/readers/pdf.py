@@ -1,10 +1,12 @@
 """PDF: the text layer, laid out by pdfminer.six, made back into paragraphs and chapters.
 
 A PDF is a picture of pages, so what a listener never wants is taken out by its shape: a line that
-repeats on many pages (running header or footer, digits ignored so page numbers count as one), a
-box that is only a page number, a footnote marker set small. Words hyphenated at a line's end are
-re-joined (a hyphen the document also writes inside a line is kept), ligatures are undone, and a
-paragraph cut by a page or column break is joined again. Chapters come from the outline (bookmarks)
+repeats on many of the pages it spans (running header or footer, digits ignored so page numbers
+count as one), a box that is only a page number, a footnote marker set small, a table (short
+cells sharing baselines), a listing (a typewriter font), a contents line (dot leaders). Footnotes
+(small type at a page's foot) follow ``notes:``. Words hyphenated at a line's end are re-joined (a
+hyphen the document also writes inside a line is kept), ligatures are undone, and a paragraph cut
+by a page or column break is joined again. Chapters come from the outline's top level (bookmarks)
 when it has one, else from lines set larger than the body text, read as HTML headings are.
 """
 
@@ -15,7 +17,7 @@ import statistics
 import zlib
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,15 +58,25 @@ _DC = "http://purl.org/dc/elements/1.1/"
 _HYPHENS = "-\u2010\u00ad"
 _BROKEN_WORD = re.compile(rf"(\w+)[{_HYPHENS}]$")
 _PAGE_NUMBER = re.compile(r"^[\W_]*(page\s*)?(\d{1,4}|[ivxlcdm]{1,7})(\s*(of|/)\s*\d{1,4})?[\W_]*$", re.I)
+# Typewriter fonts by name: Courier, Nimbus Mono (NimbusMonL), TeX's cmtt/sftt, DejaVu Sans Mono,
+# Consolas, Menlo ...
+_MONOSPACE = re.compile(r"mono|nimbusmon|courier|typewriter|cmtt|sftt|consol|menlo|inconsolata|code", re.I)
+# A footnote's own marker, set at its start: "1Notably ...", "* See ..."
+_NOTE_MARK = re.compile(r"^[\d*†‡§]+\s*")
 _SPACED = re.compile(r"\b\w(?: \w\b){2,}")
 # A figure's or table's caption: "Table 1: EU Countries", "Figure 3. The rotunda", "Fig. 2."
 _CAPTION = re.compile(r"^(Table|Figure|Fig\.|Plate|Illustration)\s+[\dIVXLC]+[.:]\s")
+# A contents line: a title, dot leaders, a page number ("2.1 XML Input . . . . . . 9").
+_LEADERS = re.compile(r"(?:\.\s*){5,}\S{0,8}$")
 _SENTENCE_END = re.compile(r"[.!?:;\u2026\"'\u201d\u2019»)\]]$")
-#: A line on at least this share of the pages (and on 3 or more) is a running header or footer.
+#: An edge line on at least this share of the pages it spans (and on 3 or more) is a running header
+#: or footer.
 RUNNING_SHARE = 0.4
 #: A line this much larger than the body text is a heading; this much smaller, a note or caption.
 HEADING_RATIO = 1.15
 SMALL_RATIO = 0.85
+#: The most characters a table cell's line holds.
+TABLE_CELL_CHARS = 30
 #: Average characters of text per page below which the PDF is taken for a scan.
 MIN_CHARS_PER_PAGE = 20
 MiB = 1024 * 1024
@@ -90,25 +102,35 @@ class _Line:
     x1: float
     box_x0: float
     box_x1: float
+    #: How many footnote markers (small raised digits) the line had.
+    markers: int = 0
 
 
-def _text(line: LTTextLine) -> tuple[str, float]:
-    """The line's text without small raised footnote markers, and its median character size."""
+def _text(line: LTTextLine) -> tuple[str, float, int]:
+    """The line's text without small raised footnote markers, and its median character size;
+    no text for a line set in a typewriter font, which is code (a listing), never read."""
     chars = [c for c in line if isinstance(c, LTChar)]
     if not chars:
-        return squash(line.get_text()), 0.0
+        return squash(line.get_text()), 0.0, 0
+    if sum(bool(_MONOSPACE.search(c.fontname)) for c in chars) > len(chars) / 2:
+        return "", 0.0, 0
     size = statistics.median(c.size for c in chars)
     kept = []
+    markers = 0
+    marker = False  # the previous character was a marker's: "12" is one marker
     for item in line:
         text = item.get_text()
         # A footnote marker: a digit or dagger set much smaller than the line, raised above it.
         small = isinstance(item, LTChar) and item.size < 0.9 * size and item.y0 > line.y0 + 0.2 * size
         if small and (text.isdigit() or text in "*†‡§"):
+            markers += not marker
+            marker = True
             continue
+        marker = False
         kept.append(text)
     # Letter-spaced words ("K U R T   W O L F F") come out a letter at a time; words stay apart.
     text = _SPACED.sub(lambda m: m.group().replace(" ", ""), "".join(kept))
-    return squash(text.translate(_LIGATURES)), size
+    return squash(text.translate(_LIGATURES)), size, markers
 
 
 def _pages(document: PDFDocument) -> Iterator[tuple[int, LTPage]]:
@@ -134,7 +156,7 @@ def _lines(document: PDFDocument) -> tuple[list[_Line], int, list[object]]:
             box += 1
             for line in element:
                 if isinstance(line, LTTextLine):
-                    text, size = _text(line)
+                    text, size, markers = _text(line)
                     if text:
                         lines.append(
                             _Line(
@@ -148,6 +170,7 @@ def _lines(document: PDFDocument) -> tuple[list[_Line], int, list[object]]:
                                 line.x1,
                                 element.x0,
                                 element.x1,
+                                markers,
                             )
                         )
     page_ids = [page.pageid for page in PDFPage.create_pages(document)]
@@ -166,21 +189,68 @@ def _edges(lines: list[_Line]) -> list[_Line]:
     return edges
 
 
-def _furniture(lines: list[_Line], pages: int) -> set[int]:
+def _furniture(lines: list[_Line]) -> set[int]:
     """ids of the page furniture: running headers and footers (an edge line repeated on many pages,
-    digits ignored) and page numbers."""
+    digits ignored) and page numbers.
+
+    Many is counted over the pages from the line's first to its last: a chapter's title heading
+    its pages (every other one, facing the book's title) runs only as long as the chapter."""
     edges = _edges(lines)
-    seen: Counter[str] = Counter()
-    for shape in {(line.page, _shape(line.text)) for line in edges}:
-        seen[shape[1]] += 1
+    # Its shape and its size: the chapter's title set large on its first page is no header.
+    on_pages: dict[tuple[str, int], set[int]] = {}
+    for line in edges:
+        on_pages.setdefault((_shape(line.text), round(line.size)), set()).add(line.page)
     running = {
-        shape for shape, count in seen.items() if pages >= 3 and count >= max(3, RUNNING_SHARE * pages)
+        key
+        for key, pages in on_pages.items()
+        if len(pages) >= 3 and len(pages) >= RUNNING_SHARE * (max(pages) - min(pages) + 1)
     }
-    return {id(line) for line in edges if _shape(line.text) in running or _PAGE_NUMBER.match(line.text)}
+    return {
+        id(line)
+        for line in edges
+        if (_shape(line.text), round(line.size)) in running or _PAGE_NUMBER.match(line.text)
+    }
+
+
+def _tables(lines: list[_Line]) -> tuple[set[int], list[str]]:
+    """ids of the lines of tables, and a plan-log line for each: a table is read as a grid of
+    cells, which no listener can follow, so it is skipped.
+
+    A table row is a baseline that three or more boxes of short text share (pdfminer boxes each
+    cell apart); three such rows on a page make a table of the boxes that lie between them and
+    hold only short lines (a spanning header cell may sit a line or two above). Two columns of
+    prose share baselines too, but in two long lines."""
+    pages: dict[int, list[_Line]] = {}
+    for line in lines:
+        pages.setdefault(line.page, []).append(line)
+    skipped: set[int] = set()
+    log = []
+    for page, on_page in sorted(pages.items()):
+        rows: dict[int, set[int]] = {}
+        for line in on_page:
+            if len(line.text) <= TABLE_CELL_CHARS:
+                rows.setdefault(round(line.top), set()).add(line.box)
+        tops = sorted(top for top, boxes in rows.items() if len(boxes) >= 3)
+        if len(tops) < 3:
+            continue
+        low, high = tops[0] - 1, tops[-1] + 1
+        boxes: dict[int, list[_Line]] = {}
+        for line in on_page:
+            boxes.setdefault(line.box, []).append(line)
+        cells = [
+            box
+            for box in boxes.values()
+            if all(low - 2 * line.size <= line.top <= high + 2 * line.size for line in box)
+            and all(len(line.text) <= TABLE_CELL_CHARS for line in box)
+        ]
+        skipped |= {id(line) for box in cells for line in box}
+        log.append(f"page {page + 1}: a table of {len(tops)} rows is skipped (tables are not read)")
+    return skipped, log
 
 
 def _shape(text: str) -> str:
-    return re.sub(r"\d+", "#", text.lower())
+    # Spaces too: a header's page number may sit closer when it has two digits ("2018)11").
+    return re.sub(r"\d+", "#", re.sub(r"\s+", "", text.lower()))
 
 
 def _words(lines: list[_Line]) -> Counter[str]:
@@ -195,10 +265,17 @@ def _join(first: str, second: str, words: Counter[str]) -> str:
         tail = re.match(r"\w+", second)
         rest = tail.group() if tail else ""
         hyphened = f"{head}-{rest}".lower()
-        if first.endswith("-") and words[hyphened] > words[(head + rest).lower()]:
+        compound = first[: broken.start(1)].endswith(tuple(_HYPHENS))  # "two-hundred-" / "cup"
+        if first.endswith("-") and (compound or words[hyphened] > words[(head + rest).lower()]):
             return f"{first}{second}"
         return f"{first[: broken.end(1)]}{second}"
     return f"{first} {second}"
+
+
+def _indented(line: _Line) -> bool:
+    """A line set in from its box's left edge, as a paragraph's first is; a centred line is not."""
+    left, right = line.x0 - line.box_x0, line.box_x1 - line.x1
+    return left >= line.size and left - right > line.size
 
 
 @dataclass
@@ -207,6 +284,8 @@ class _Paragraph:
     size: float
     page: int
     top: float
+    #: The pages of the footnote markers in the paragraph, one entry a marker.
+    markers: list[int] = field(default_factory=list)
 
 
 def _paragraphs(lines: list[_Line], words: Counter[str]) -> list[_Paragraph]:
@@ -219,7 +298,7 @@ def _paragraphs(lines: list[_Line], words: Counter[str]) -> list[_Paragraph]:
             previous is not None
             and previous.box == line.box
             and abs(previous.size - line.size) < 0.5
-            and line.x0 - line.box_x0 < line.size
+            and not _indented(line)
             and not (
                 previous.x1 < previous.box_x1 - 2 * previous.size and _SENTENCE_END.search(previous.text)
             )
@@ -228,6 +307,7 @@ def _paragraphs(lines: list[_Line], words: Counter[str]) -> list[_Paragraph]:
             paragraphs[-1].text = _join(paragraphs[-1].text, line.text, words)
         else:
             paragraphs.append(_Paragraph(line.text, line.size, line.page, line.top))
+        paragraphs[-1].markers += [line.page] * line.markers
         previous = line
     return paragraphs
 
@@ -240,6 +320,7 @@ def _rejoined(paragraphs: list[_Paragraph], body: float, words: Counter[str]) ->
         last = joined[-1] if joined else None
         if last is not None and len(last.text) == 1 and last.text.isupper() and paragraph.text[:1].isupper():
             last.text, last.size = last.text + paragraph.text, paragraph.size  # a drop capital
+            last.markers += paragraph.markers
         elif (
             last is not None
             and abs(last.size - body) < 0.5
@@ -248,9 +329,28 @@ def _rejoined(paragraphs: list[_Paragraph], body: float, words: Counter[str]) ->
             and paragraph.text[:1].islower()
         ):
             last.text = _join(last.text, paragraph.text, words)
+            last.markers += paragraph.markers
         else:
             joined.append(paragraph)
     return joined
+
+
+def _with_notes(paragraphs: list[_Paragraph], notes: list[_Paragraph]) -> list[_Paragraph]:
+    """The page's footnotes each read after the paragraph that holds its marker: a page's notes
+    go to its markers in order, a note without a marker after the last paragraph begun by then."""
+    holders: dict[int, list[int]] = {}  # page -> the paragraph of each of its markers, in order
+    for index, paragraph in enumerate(paragraphs):
+        for page in paragraph.markers:
+            holders.setdefault(page, []).append(index)
+    after: dict[int, list[_Paragraph]] = {}
+    for page in sorted({note.page for note in notes}):
+        on_page = [note for note in notes if note.page == page]
+        begun = [n for n, paragraph in enumerate(paragraphs) if paragraph.page <= page] or [0]
+        marked = holders.get(page) or [begun[-1]]
+        for number, note in enumerate(on_page):
+            note.text = _NOTE_MARK.sub("", note.text)
+            after.setdefault(marked[min(number, len(marked) - 1)], []).append(note)
+    return [item for n, paragraph in enumerate(paragraphs) for item in (paragraph, *after.get(n, []))]
 
 
 def _info(document: PDFDocument, name: str) -> str:
@@ -339,22 +439,40 @@ def _outline(document: PDFDocument, page_ids: list[object]) -> list[tuple[int, s
 def _outline_drafts(
     paragraphs: list[_Paragraph], outline: list[tuple[int, str, int, float | None]], body: float
 ) -> list[Draft]:
-    """Paragraphs cut at each bookmark's place; a bookmark's title names its chapter."""
+    """Paragraphs cut at each top-level bookmark's place; a bookmark's title names its chapter.
+
+    Deeper bookmarks are a chapter's sections, whose headings the text already holds."""
+    top_level = min(level for level, *_ in outline)
+    # In the outline's order, which is the reading order (on a page of two columns, a height is not).
+    starts = [
+        (page, -(top + 2 if top is not None else 1e9), title)
+        for level, title, page, top in outline
+        if level == top_level
+    ]
+    # Each bookmark cuts at its heading, found by its text from the last cut on; else at its place.
+    cuts = []
+    found = 0
+    for page, top, title in starts:
+        key = title_key(title)
+        later = range(found, len(paragraphs))
+        found = next(
+            (
+                n
+                for n in later
+                if paragraphs[n].page in (page, page + 1) and title_key(paragraphs[n].text).startswith(key)
+            ),
+            next(
+                (n for n in later if (paragraphs[n].page, -paragraphs[n].top) >= (page, top)), len(paragraphs)
+            ),
+        )
+        cuts.append((found, title))
     drafts = [Draft("")]
-    starts = iter(sorted(range(len(outline)), key=lambda n: (outline[n][2], -(outline[n][3] or 1e9))))
-    pending = next(starts, None)
-    parents: list[tuple[int, str]] = []
-    for paragraph in paragraphs:
-        while pending is not None:
-            level, title, page, top = outline[pending]
-            if (paragraph.page, -paragraph.top) < (page, -(top + 2 if top is not None else 1e9)):
-                break
-            parents = [p for p in parents if p[0] < level]
-            drafts.append(Draft(title, parents=tuple(t for _, t in parents)))
-            parents.append((level, title))
-            pending = next(starts, None)
+    for n, paragraph in enumerate(paragraphs):
+        while cuts and cuts[0][0] <= n:
+            drafts.append(Draft(cuts.pop(0)[1]))
         heading = 1 if paragraph.size >= HEADING_RATIO * body else 0
         drafts[-1].blocks.append(Block(paragraph.text, heading=heading))
+    drafts += [Draft(title) for _, title in cuts]  # bookmarks past the text's end
     for draft in drafts:
         first = draft.blocks[0] if draft.blocks else None
         if first is not None and first.heading and title_key(first.text).endswith(title_key(draft.title)):
@@ -439,20 +557,39 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
         raise BookError(
             f"{path}: the PDF has no text layer (a scan?); run OCR on it first (e.g. ocrmypdf) and try again"
         )
-    furniture = _furniture(lines, pages)
-    lines = [line for line in lines if id(line) not in furniture]
+    furniture = _furniture(lines)
+    tables, log = _tables(lines)
+    lines = [
+        line
+        for line in lines
+        if id(line) not in furniture and id(line) not in tables and not _LEADERS.search(line.text)
+    ]
     body = Counter(round(line.size, 1) for line in lines for _ in line.text).most_common(1)[0][0]
-    if notes == "drop":  # small type at a page's foot: footnotes
-        lines = [line for line in lines if not (line.size <= SMALL_RATIO * body and line.height < 0.3)]
-    words = _words(lines)
+    # Small type at a page's foot: footnotes, out of the text's flow whichever ``notes`` says.
+    foot = [line for line in lines if line.size <= SMALL_RATIO * body and line.height < 0.3]
+    notes_ids = {id(line) for line in foot}
+    lines = [line for line in lines if id(line) not in notes_ids]
+    words = _words(lines + foot)
     paragraphs = _rejoined(_paragraphs(lines, words), body, words)
+    if notes == "read" and foot:
+        size = statistics.median(line.size for line in foot)
+        paragraphs = _with_notes(paragraphs, _rejoined(_paragraphs(foot, words), size, words))
     if notes == "drop":
         paragraphs = [p for p in paragraphs if not _CAPTION.match(p.text)]
     if outline:
+        # Pages before the outline's first entry (a title page, a notice, the contents) are front
+        # matter that the outline leaves out; the first entry's own page is read whole.
+        first_page = min(page for _, _, page, _ in outline)
+        if first_page:
+            pages_before = f"pages 1-{first_page}" if first_page > 1 else "page 1"
+            log.append(f"{pages_before}: before the outline's first entry (front matter), not read")
+        paragraphs = [paragraph for paragraph in paragraphs if paragraph.page >= first_page]
         drafts = _outline_drafts(paragraphs, outline, body)
     else:
         found, drafts = _heading_drafts(paragraphs, body)
         title = metadata.title or found or title
+        if not any(draft.title for draft in drafts):
+            drafts = [Draft(title, [block for draft in drafts for block in draft.blocks])]  # one story
     chapters, dropped = build_chapters(drafts, title)
     return Book(
         squash(title),
@@ -461,5 +598,5 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
         language=metadata.language or "en",
         language_source=metadata.language_source,
         date=metadata.date,
-        notes=dropped,
+        notes=(*log, *dropped),
     )

@@ -15,6 +15,8 @@ _NUMBER_WORDS = (
     "|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|first|second|third|fourth|fifth|sixth"
     "|seventh|eighth|ninth|tenth|last"
 )
+#: A number said in words, alone: "One", "Twenty-one", "First" (a chapter's number in some books).
+NUMBER_WORD = re.compile(rf"(?:{_NUMBER_WORDS})(?:-(?:{_NUMBER_WORDS}))?\.?", re.IGNORECASE)
 _DIVISIONS = "chapter|book|part|volume|act|scene|canto|stave|letter"
 # "Chapter 12", "CHAPTER XIV.", "Part Two: ...", "Book the First", "ACT I", "SCENE II. A room";
 # not "Part of me wanted ...".

@@ -8,6 +8,7 @@ entry is brought up to date. bench/corpus.py prints the same checks as a pass co
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 import yaml
@@ -30,9 +31,12 @@ NEVER_SPOKEN = re.compile(
 
 @pytest.mark.parametrize("entry", CORPUS, ids=[entry["file"] for entry in CORPUS])
 def test_a_book_misses_only_what_its_entry_records(entry: dict) -> None:
+    if entry.get("requires") and shutil.which(entry["requires"]) is None:
+        pytest.skip(f"{entry['file']} is read through {entry['requires']}, which is not installed")
     assert failures(entry, BOOKS) == entry.get("misses", [])
     planned = plan(BOOKS / entry["file"])
-    assert not NEVER_SPOKEN.search(planned.spoken), NEVER_SPOKEN.search(planned.spoken)
+    if not entry.get("markup_in_text"):
+        assert not NEVER_SPOKEN.search(planned.spoken), NEVER_SPOKEN.search(planned.spoken)
     assert not [title for title in planned.titles if bare_number(title) is not None]
 
 

@@ -6,7 +6,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import BOOKS, DATA, refused_in_one_line
+from conftest import BOOKS, DATA, one_page_pdf, refused_in_one_line
 
 from narrator.text.ingest import load_book, read_book
 from narrator.text.readers import READERS, pdf
@@ -52,7 +52,8 @@ def test_a_novel_plans_its_outline_chapters_without_headers_or_page_numbers() ->
 
 def test_outline_entries_are_chapters_and_their_numbered_headings_name_them() -> None:
     whole = read_book(OUTLINE)
-    assert [(c.kind, c.skipped_by) for c in whole.chapters[:1]] == [("front", "contents page (by title)")]
+    assert "page 1: before the outline's first entry (front matter), not read" in whole.notes
+    assert not [c for c in whole.chapters if "Contents" in c.title]
     chapters = load_book(OUTLINE).chapters
     expected = [f"{n} {name}" for n, name in enumerate(["Foo", "Bar", "Baz"] * 3, 1)]
     assert [c.title for c in chapters] == expected
@@ -92,6 +93,48 @@ def test_footnotes_at_the_page_foot_follow_notes_and_headers_and_hyphens_go(note
     for word in ("his famous Theses", "the father of the quartet", "Sarabande", "considerably"):
         assert word in spoken
     assert "fa- mous" not in spoken and "quar- tet" not in spoken
+    paragraphs = [p for c in body for p in c.paragraphs]
+    if read:  # each note after the paragraph of its marker, its own marker gone, its lines joined
+        note = paragraphs.index("Musikalisches Lexicon oder musikalische Bibliothek.")
+        assert paragraphs[note - 1].endswith("the latter in triple time.")
+        assert paragraphs[note + 1].startswith("With regard to the grouping of movements")
+        assert [p for p in paragraphs if p.endswith("peculiar order: Grave, Largo, Adagio, Allegro.")]
+    else:
+        assert not [p for p in paragraphs if "Grave, Largo" in p]
+
+
+def test_a_manuals_table_listings_and_front_pages_are_not_read_and_the_plan_log_says_so() -> None:
+    book = read_book(BOOKS / "teal-user-manual-pdftex.pdf")
+    assert "page 7: a table of 41 rows is skipped (tables are not read)" in book.notes
+    assert "pages 1-5: before the outline's first entry (front matter), not read" in book.notes
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "Compo 1" not in spoken and "CF comp1" not in spoken  # the table's cells
+    assert "<ExternalModel" not in spoken and "subType=" not in spoken  # a listing, in Nimbus Mono
+    assert "INL/EXT-00-00000" not in spoken and ". . . ." not in spoken  # title and contents pages
+    assert "Initial investment is the Total Net Cash flow at year zero" in spoken
+
+
+def test_running_headers_that_change_with_the_chapter_go_and_the_chapters_title_stays() -> None:
+    chapters = read_book(BOOKS / "christmas-carol-xetex.pdf").chapters
+    body = [c for c in chapters if c.kind == "body"]
+    # Each stave opens on a page of its own: a number word over its title, both set large.
+    assert [c.title for c in body][-1] == "Five. The End of It"
+    # The even pages' header is the stave's title, in body type: never read.
+    assert not [p for c in body for p in c.paragraphs if p in ("Marley’s Ghost", "The End of It")]
+    assert body[0].paragraphs[0].startswith("Marley was dead: to begin with.")
+    # The typesetter's note (licensed under ..., public domain) is a copyright page.
+    front = [("front", "title page"), ("front", "copyright page")]
+    assert [(c.kind, c.skipped_by) for c in chapters[:2]] == front
+
+
+def test_a_two_column_papers_bookmarks_cut_at_their_headings_in_the_outlines_order() -> None:
+    titles = [c.title for c in read_book(BOOKS / "ethereum-yellowpaper-pdftex.pdf").chapters]
+    # Cut by their heights, 13 ran into 15 and References into 16: the right column is higher.
+    assert titles[12:15] == ["13. Future Directions", "14. Conclusion", "15. Acknowledgements"]
+    assert titles[15:18] == ["16. Availability", "References", "Appendix A. Terminology"]
+    # Defect left: pdfminer lays section 6's opening (right column) before section 5's heading
+    # (left column, lower) on page 7, so the two are one chapter.
+    assert "5. Gas and Payment. 6. Transaction Execution" in titles
 
 
 def test_a_scan_and_a_locked_pdf_are_refused_in_one_line() -> None:
@@ -120,30 +163,11 @@ def test_a_pdf_cut_short_is_one_line(tmp_path: Path) -> None:
     assert "not a readable PDF" in refused_in_one_line(path)
 
 
-def _one_page_pdf(content: bytes) -> bytes:
-    """A one-page PDF whose page draws ``content``, a Flate-compressed content stream."""
-    packed = zlib.compress(content, 9)
-    bodies = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed) + packed + b"\nendstream",
-    ]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, body in enumerate(bodies, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    table = len(out)
-    out += b"xref\n0 5\n0000000000 65535 f \n" + b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % table
-    return bytes(out)
-
-
 def test_a_pdf_whose_stream_inflates_to_too_much_is_refused_before_it_is_inflated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(pdf, "MAX_STREAM_BYTES", 1024 * 1024)
     bomb = tmp_path / "bomb.pdf"
-    bomb.write_bytes(_one_page_pdf(b"BT ET " + bytes(8 * 1024 * 1024)))
+    bomb.write_bytes(one_page_pdf(zlib.compress(b"BT ET " + bytes(8 * 1024 * 1024), 9)))
     assert bomb.stat().st_size < 64 * 1024
     assert "decompresses to too much data" in refused_in_one_line(bomb)
