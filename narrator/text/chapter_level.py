@@ -103,7 +103,9 @@ def with_front_pieces_folded(chapters: Sequence[Chapter]) -> tuple[list[Chapter]
         if _is_cast_list(chapter) or (opening and _chars(chapter) < FRONT_PIECE_CHARS):
             pieces.append(n)
             continue
-        opening = False
+        # The opening lasts until the first chapter of a minute or more: a short poem before the
+        # story is a piece of its own, and a dedication after it still opens chapter one.
+        opening = opening and _chars(chapter) < CHARS_PER_MINUTE
         if pieces:
             folded[n], pieces = pieces, []
     kept: list[Chapter] = []
