@@ -54,6 +54,8 @@ _POEM_TOKEN = re.compile(
 # Printed line numbers ("lnum", "linenum", "line-number") are for the eye, not the ear.
 # A printed page's number, kept by the producer to cite the print edition: never read.
 _PAGE_NUMBER_CLASS = re.compile(r"^(pagenum|page-?num(ber)?|pageno|page-?break|pb)$")
+# Where a text made from plain text had a picture with no caption: nothing to say.
+_BARE_ILLUSTRATION = re.compile(r"\[\s*Illustration\s*\]", re.IGNORECASE)
 PAGE_MARKER = re.compile(r"\[\s*(Pg|Page|p\.)\s*[0-9ivxlcdm]+\s*\]", re.IGNORECASE)
 _LINE_NUMBER_CLASS = re.compile(r"^(lnum|linenum|line-?num(ber)?|verse-?num(ber)?|stanza-?num(ber)?)$")
 # A paragraph of nothing but a number is a stanza or page number.
@@ -276,7 +278,7 @@ class _Extractor:
     def _flush(self, context: _Context) -> None:
         raw, self.buffer = "".join(self.buffer), []
         link_chars, self.link_chars = self.link_chars, 0
-        raw = clean_text(raw)
+        raw = _BARE_ILLUSTRATION.sub("", clean_text(raw))
         if not raw.strip():
             return
         common: _Shared = {"boilerplate": context.boilerplate, "types": context.types}

@@ -172,3 +172,10 @@ def test_notes_dropped_are_kept_after_the_paragraph_they_stood_in_or_after(tmp_p
     assert chapter.notes == ((1, "A note in the paragraph."), (1, "A caption."), (3, "The last note."))
     (read,) = read_book(path, notes="read").chapters
     assert "A caption." in read.paragraphs and read.notes == ()
+
+
+def test_a_bare_illustration_mark_is_not_read(tmp_path: Path) -> None:
+    body = "<h1>Préface</h1><p>[Illustration]</p><p>Le texte. [Illustration] Suite.</p>"
+    page = f"<html><body>{body}</body></html>"
+    book = read_book(_write(tmp_path, "fleurs.html", page))
+    assert [p for c in book.chapters for p in c.paragraphs] == ["Le texte. Suite."]
