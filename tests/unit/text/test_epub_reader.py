@@ -92,6 +92,31 @@ def write_epub(
     return write_zip(path, members)
 
 
+def toc_epub(
+    path: Path,
+    documents: dict[str, str],
+    toc: list[str],
+    heading: str = "",
+    auxiliary: tuple[str, ...] = (),
+) -> Path:
+    """An EPUB 3 of ``documents`` (name: body) in spine order, then its nav, which lists the
+    documents named in ``toc`` by their <h1> or name under ``heading``; ``auxiliary`` ones are
+    marked linear="no"."""
+    entries = "".join(f'<li><a href="{name}.xhtml">{toc_titles(documents[name])}</a></li>' for name in toc)
+    files = {f"{name}.xhtml": page(body) for name, body in documents.items()}
+    files["nav.xhtml"] = page(f'<nav epub:type="toc">{heading}<ol>{entries}</ol></nav>')
+    manifest = [(name, f"{name}.xhtml", "application/xhtml+xml", "") for name in documents]
+    package = opf([*manifest, ("nav", "nav.xhtml", "application/xhtml+xml", "nav")], [*documents, "nav"])
+    for name in auxiliary:
+        package = package.replace(f'<itemref idref="{name}"/>', f'<itemref idref="{name}" linear="no"/>')
+    return write_epub(path, files, package)
+
+
+def toc_titles(body: str) -> str:
+    """A document's <h1> text, as its contents entry reads."""
+    return body.split("<h1>", 1)[1].split("</h1>", 1)[0]
+
+
 def _body(book: Book) -> list[Chapter]:
     return [c for c in book.chapters if c.kind == "body"]
 
@@ -409,26 +434,14 @@ def test_a_navigation_bar_and_footer_on_every_document_are_not_read(tmp_path: Pa
 
 
 def test_documents_the_toc_skips_continue_a_chapter_unless_they_are_matter(tmp_path: Path) -> None:
-    nav = page(
-        '<nav epub:type="toc"><h2>Table of Contents</h2><ol>'
-        '<li><a href="one.xhtml">One</a></li><li><a href="two.xhtml">Two</a></li></ol></nav>'
-    )
-    manifest = [
-        ("one", "one.xhtml", "application/xhtml+xml", ""),
-        ("one2", "one_split.xhtml", "application/xhtml+xml", ""),
-        ("two", "two.xhtml", "application/xhtml+xml", ""),
-        ("also", "also.xhtml", "application/xhtml+xml", ""),
-        ("nav", "nav.xhtml", "application/xhtml+xml", "nav"),
-    ]
-    files = {
-        "one.xhtml": page("<h1>One</h1><p>First half.</p>"),
-        "one_split.xhtml": page("<p>Second half.</p>"),
-        "two.xhtml": page("<h1>Two</h1><p>The last chapter.</p>"),
-        "also.xhtml": page("<h2>Also by Ann Author</h2><p>Another Book</p><p>A Third Book</p>"),
-        "nav.xhtml": nav,
+    documents = {
+        "one": "<h1>One</h1><p>First half.</p>",
+        "one_split": "<p>Second half.</p>",
+        "two": "<h1>Two</h1><p>The last chapter.</p>",
+        "also": "<h2>Also by Ann Author</h2><p>Another Book</p><p>A Third Book</p>",
     }
     book = read_book(
-        write_epub(tmp_path / "skips.epub", files, opf(manifest, ["one", "one2", "two", "also", "nav"]))
+        toc_epub(tmp_path / "skips.epub", documents, ["one", "two"], "<h2>Table of Contents</h2>")
     )
     assert [(c.title, c.kind, c.paragraphs) for c in book.chapters] == [
         ("One", "body", ("First half.", "Second half.")),
@@ -706,26 +719,12 @@ def test_a_contents_nested_256_deep_gives_a_short_title(tmp_path: Path) -> None:
 
 
 def test_a_document_out_of_the_reading_order_is_listed_but_not_read(tmp_path: Path) -> None:
-    nav = page(
-        '<nav epub:type="toc"><ol><li><a href="one.xhtml">One</a></li>'
-        '<li><a href="terms.xhtml">Terminology</a></li><li><a href="two.xhtml">Two</a></li></ol></nav>'
-    )
-    manifest = [
-        ("one", "one.xhtml", "application/xhtml+xml", ""),
-        ("terms", "terms.xhtml", "application/xhtml+xml", ""),
-        ("two", "two.xhtml", "application/xhtml+xml", ""),
-        ("nav", "nav.xhtml", "application/xhtml+xml", "nav"),
-    ]
-    files = {
-        "one.xhtml": page("<h1>One</h1><p>The first chapter.</p>"),
-        "terms.xhtml": page("<h1>Terminology</h1><p>A glossary the reader opens at will.</p>"),
-        "two.xhtml": page("<h1>Two</h1><p>The last chapter.</p>"),
-        "nav.xhtml": nav,
+    documents = {
+        "one": "<h1>One</h1><p>The first chapter.</p>",
+        "terms": "<h1>Terminology</h1><p>A glossary the reader opens at will.</p>",
+        "two": "<h1>Two</h1><p>The last chapter.</p>",
     }
-    package = opf(manifest, ["one", "terms", "two", "nav"]).replace(
-        '<itemref idref="terms"/>', '<itemref idref="terms" linear="no"/>'
-    )
-    book = read_book(write_epub(tmp_path / "aux.epub", files, package))
+    book = read_book(toc_epub(tmp_path / "aux.epub", documents, [*documents], auxiliary=("terms",)))
     assert [c.title for c in _body(book)] == ["One", "Two"]
     terms = next(c for c in book.chapters if c.title == "Terminology")
     assert (terms.kind, terms.skipped_by) == ("back", 'not in the reading order (spine linear="no")')
@@ -733,22 +732,12 @@ def test_a_document_out_of_the_reading_order_is_listed_but_not_read(tmp_path: Pa
 
 def test_a_text_split_in_files_before_the_first_contents_entry_is_one_chapter(tmp_path: Path) -> None:
     # ebookmaker splits a long HTML book in files and lists only the licence in its contents.
-    nav = page('<nav epub:type="toc"><ol><li><a href="licence.xhtml">Licence</a></li></ol></nav>')
-    manifest = [
-        ("part0", "part0.xhtml", "application/xhtml+xml", ""),
-        ("part1", "part1.xhtml", "application/xhtml+xml", ""),
-        ("licence", "licence.xhtml", "application/xhtml+xml", ""),
-        ("nav", "nav.xhtml", "application/xhtml+xml", "nav"),
-    ]
-    files = {
-        "part0.xhtml": page("<h1>1001 Problems</h1><p>1. The first problem.</p>"),
-        "part1.xhtml": page("<p>854. A problem in the second file.</p>"),
-        "licence.xhtml": page("<h1>Licence</h1><p>The licence.</p>"),
-        "nav.xhtml": nav,
+    documents = {
+        "part0": "<h1>1001 Problems</h1><p>1. The first problem.</p>",
+        "part1": "<p>854. A problem in the second file.</p>",
+        "licence": "<h1>Licence</h1><p>The licence.</p>",
     }
-    book = read_book(
-        write_epub(tmp_path / "split.epub", files, opf(manifest, ["part0", "part1", "licence", "nav"]))
-    )
+    book = read_book(toc_epub(tmp_path / "split.epub", documents, ["licence"]))
     assert [(c.title, c.paragraphs) for c in _body(book)] == [
         ("1001 Problems", ("1. The first problem.", "854. A problem in the second file."))
     ]
