@@ -95,26 +95,30 @@ def with_front_pieces_folded(chapters: Sequence[Chapter]) -> tuple[list[Chapter]
     if not _has_real_chapters(chapters):
         return list(chapters), []
     folded: dict[int, list[int]] = {}  # a chapter's index: the pieces heard at its start
+    why: dict[int, str] = {}  # a piece's index: why it is one
     pieces: list[int] = []
     opening = True
     for n, chapter in enumerate(chapters):
         if chapter.kind != "body" or not chapter.paragraphs:
             continue
-        if _is_cast_list(chapter) or (opening and _chars(chapter) < FRONT_PIECE_CHARS):
-            pieces.append(n)
+        if _is_cast_list(chapter):
+            why[n] = "a cast list"
+        elif opening and _chars(chapter) < FRONT_PIECE_CHARS:
+            why[n] = "under 20 s, before the first chapter"
+        else:
+            # The opening lasts until the first chapter of a minute or more: a short poem before
+            # the story is a piece of its own, and a dedication after it still opens chapter one.
+            opening = opening and _chars(chapter) < CHARS_PER_MINUTE
+            if pieces:
+                folded[n], pieces = pieces, []
             continue
-        # The opening lasts until the first chapter of a minute or more: a short poem before the
-        # story is a piece of its own, and a dedication after it still opens chapter one.
-        opening = opening and _chars(chapter) < CHARS_PER_MINUTE
-        if pieces:
-            folded[n], pieces = pieces, []
+        pieces.append(n)
     kept: list[Chapter] = []
     notes: list[str] = []
     gone = {n for ns in folded.values() for n in ns}
     for n, chapter in enumerate(chapters):
         if n in gone:
-            why = "a cast list" if _is_cast_list(chapter) else "under 20 s, before the first chapter"
-            notes.append(f"chapter {chapter.title!r} is heard at the start of the next: {why}")
+            notes.append(f"chapter {chapter.title!r} is heard at the start of the next: {why[n]}")
         elif n in folded:
             kept.append(_joined([*(chapters[p] for p in folded[n]), chapter], headed=False))
         else:

@@ -458,28 +458,27 @@ def _chapters_as_listened(drafts: list[Draft]) -> list[Draft]:
     # Two levels are parts and their chapters; a third is a chapter's sections.
     deep = max((len(draft.parents) for draft in drafts), default=0) >= 2
 
-    def subtree(start: int) -> int:
-        """Where the entries under drafts[start] end."""
-        path = (*drafts[start].parents, drafts[start].title)
+    # Where the entries under each one end, and the words from it to there.
+    ends = []
+    for start, draft in enumerate(drafts):
+        path = (*draft.parents, draft.title)
         end = start + 1
-        while end < len(drafts) and drafts[end].parents[: len(path)] == path and drafts[start].title:
+        while end < len(drafts) and drafts[end].parents[: len(path)] == path and draft.title:
             end += 1
-        return end
-
+        ends.append(end)
+    words_under = [_words(drafts[start:end]) for start, end in enumerate(ends)]
     # A level is sections only if every entry with sub-entries at that depth is chapter-short: one
     # short part among parts of an hour is a part still (Treasure Island's third of six).
-    long_at: set[int] = {
-        len(drafts[n].parents)
-        for n in range(len(drafts))
-        if subtree(n) > n + 1 and _words(drafts[n : subtree(n)]) > CHAPTER_WORDS
+    long_at = {
+        len(drafts[n].parents) for n, end in enumerate(ends) if end > n + 1 and words_under[n] > CHAPTER_WORDS
     }
     start = 0
     while start < len(drafts):
         draft = drafts[start]
-        end = subtree(start)
+        end = ends[start]
         children = drafts[start + 1 : end]
         numbered = children and all(bare_number(child.title) is not None for child in children)
-        words = _words(drafts[start:end])
+        words = words_under[start]
         sections = deep and words * 2 < book_words and len(draft.parents) not in long_at
         if children and words <= CHAPTER_WORDS and (numbered or sections):
             blocks = list(draft.blocks)
