@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 #: The kind of a credits chapter (narrator.text.credits): its title marks it in the audiobook but is not
 #: spoken, since its first words already say what it is.
 CREDITS = "credits"
+#: Characters of text in about one minute of speech (158 words a minute, 5.7 characters a word):
+#: how long a chapter is heard, judged from its text before any audio exists.
+CHARS_PER_MINUTE = 900
+#: A chapter a listener navigates by runs at most about this long; a part of several hours holds
+#: chapters.
+LONGEST_CHAPTER_CHARS = 90 * CHARS_PER_MINUTE
+
 _COVER_EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp"}
 
 
@@ -27,6 +35,29 @@ class Chapter:
     #: The notes and captions ``notes: drop`` left unread: (the paragraph, 1-based, they follow; 0
     #: before the first), text. Shown, not read, in the read-along EPUB.
     notes: tuple[tuple[int, str], ...] = ()
+
+
+def joined(parts: Sequence[Chapter], headed: bool) -> Chapter:
+    """The parts as one chapter (the last part's, or the first's when ``headed``), a section break
+    between parts; with ``headed`` each part's title is said as a heading before its text.
+    Section ends and unread notes move with their paragraphs."""
+    paragraphs: list[str] = []
+    ends: set[int] = set()
+    notes: list[tuple[int, str]] = []
+    for part in parts:
+        if paragraphs:
+            ends.add(len(paragraphs) - 1)
+        if headed and part.title:
+            paragraphs.append(part.title)
+        ends |= {len(paragraphs) + n for n in part.section_ends}
+        notes += [(len(paragraphs) + after, text) for after, text in part.notes]
+        paragraphs += part.paragraphs
+    return replace(
+        parts[0] if headed else parts[-1],
+        paragraphs=tuple(paragraphs),
+        section_ends=frozenset(ends),
+        notes=tuple(notes),
+    )
 
 
 _IMAGE_MAGIC = (

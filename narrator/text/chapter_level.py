@@ -14,11 +14,9 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from narrator.core.book import Chapter
+from narrator.core.book import CHARS_PER_MINUTE, LONGEST_CHAPTER_CHARS, Chapter, joined
 from narrator.text.readers.titles import title_key
 
-#: Characters of text in about one minute of speech (158 words a minute, 5.7 characters a word).
-CHARS_PER_MINUTE = 900
 #: An opening piece shorter than this (about 20 s: a dedication, an epigraph, a publisher's line)
 #: is heard at the start of the first chapter rather than being a chapter of its own.
 FRONT_PIECE_CHARS = CHARS_PER_MINUTE // 3
@@ -28,7 +26,7 @@ REAL_CHAPTER_CHARS = 2 * CHARS_PER_MINUTE
 #: Divisions (acts, parts) become the chapters when their median runs at most this long ...
 DIVISION_MEDIAN_CHARS = 45 * CHARS_PER_MINUTE
 #: ... none is longer than this ...
-DIVISION_MAX_CHARS = 90 * CHARS_PER_MINUTE
+DIVISION_MAX_CHARS = LONGEST_CHAPTER_CHARS
 #: ... and they hold at least this many chapters each on average: a part of one chapter is a title.
 DIVISION_MEAN_CHAPTERS = 2
 # A play's list of characters, heard at the start of the first act.
@@ -51,29 +49,6 @@ def _is_cast_list(chapter: Chapter) -> bool:
 def _has_real_chapters(chapters: Sequence[Chapter]) -> bool:
     lengths = [_chars(c) for c in chapters if c.kind == "body" and c.paragraphs]
     return bool(lengths) and statistics.median(lengths) >= REAL_CHAPTER_CHARS
-
-
-def _joined(parts: Sequence[Chapter], headed: bool) -> Chapter:
-    """The parts as one chapter (the last part's, or the first's when ``headed``), a section break
-    between parts; with ``headed`` each part's title is said as a heading before its text.
-    Section ends and unread notes move with their paragraphs."""
-    paragraphs: list[str] = []
-    ends: set[int] = set()
-    notes: list[tuple[int, str]] = []
-    for part in parts:
-        if paragraphs:
-            ends.add(len(paragraphs) - 1)
-        if headed:
-            paragraphs.append(part.title)
-        ends |= {len(paragraphs) + n for n in part.section_ends}
-        notes += [(len(paragraphs) + after, text) for after, text in part.notes]
-        paragraphs += part.paragraphs
-    return replace(
-        parts[0] if headed else parts[-1],
-        paragraphs=tuple(paragraphs),
-        section_ends=frozenset(ends),
-        notes=tuple(notes),
-    )
 
 
 def without_title_pages(chapters: Sequence[Chapter]) -> list[Chapter]:
@@ -120,7 +95,7 @@ def with_front_pieces_folded(chapters: Sequence[Chapter]) -> tuple[list[Chapter]
         if n in gone:
             notes.append(f"chapter {chapter.title!r} is heard at the start of the next: {why[n]}")
         elif n in folded:
-            kept.append(_joined([*(chapters[p] for p in folded[n]), chapter], headed=False))
+            kept.append(joined([*(chapters[p] for p in folded[n]), chapter], headed=False))
         else:
             kept.append(chapter)
     return kept, notes
@@ -184,7 +159,7 @@ def at_listening_level(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list
     ):
         return list(chapters), []
     merged = [
-        replace(_joined(division.chapters, headed=True), title=division.title, parents=division.parents)
+        replace(joined(division.chapters, headed=True), title=division.title, parents=division.parents)
         for division in divisions
     ]
     minutes = statistics.median(lengths) // CHARS_PER_MINUTE

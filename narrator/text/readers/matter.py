@@ -53,7 +53,7 @@ _WEB_ADDRESS = re.compile(r"^(https?://|www\.)\S+$", re.IGNORECASE)
 _MATTER_TITLE = re.compile(
     r"^(colophon|copyright( page| notice)?|imprint|legal notice|cover( page)?|title ?page|half ?title"
     r"|about( this e-?book| the (authors?|e-?book|book|publisher|translators?|editors?))?"
-    r"|transcriber'?s notes?|uncopyright|licen[cs]e|(end|foot)?notes|([\w-]+ ){0,2}index)$",
+    r"|transcriber'?s notes?|errata|corrigenda|uncopyright|licen[cs]e|(end|foot)?notes|([\w-]+ ){0,2}index)$",
     re.IGNORECASE,
 )
 #: The skipping rules that name the author's own matter (notes, a word about the author): a read-along

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from narrator.core.book import Book
+from narrator.core.book import Book, Chapter, joined
 from narrator.text.readers.aozora import is_aozora, parse_aozora
 from narrator.text.readers.decode import SCENE_BREAK, clean_text, decode_text, squash
 from narrator.text.readers.matter import (
@@ -23,6 +23,7 @@ from narrator.text.readers.matter import (
     build_chapters,
     is_matter_title,
 )
+from narrator.text.readers.printed_contents import located, without_contents
 from narrator.text.readers.repetition import drop_from_pages
 from narrator.text.readers.titles import (
     CHAPTER_LINE,
@@ -30,7 +31,6 @@ from narrator.text.readers.titles import (
     bare_number,
     chapter_run,
     title_from_stem,
-    title_key,
 )
 from narrator.text.readers.xhtml import PAGE_MARKER, Block, Draft
 
@@ -39,8 +39,6 @@ VERSE_LINE_CHARS = 50
 #: Longest line that can be a heading.
 HEADING_CHARS = 80
 _VERSE_LINE_START = re.compile(r"^[\"'\u2018\u201c(]?[A-Z]")
-_CONTENTS_LINE = re.compile(r"^\s*(table of )?contents( and illustrations)?\.?\s*$", re.IGNORECASE)
-_PAGE_NUMBER = re.compile(r"[\s._]*(_?page_?)?[\s.]*\d+\s*$", re.IGNORECASE)
 #: Project Gutenberg sets a heading off by four blank lines before it (two before a sub-heading).
 HEADING_BLANKS = 3
 _NAMED_HEADING = re.compile(
@@ -137,50 +135,6 @@ def _is_part(heading: re.Match[str]) -> bool:
     return heading.re is _ORDINAL_DIVISION or (
         heading.re is CHAPTER_LINE and heading.group(1).lower() in PART_WORDS
     )
-
-
-def _entry_key(line: str) -> str:
-    """What a contents line and the heading it lists share: "chapter i", or the title's letters."""
-    heading = CHAPTER_LINE.match(line)
-    if heading:
-        return f"{heading.group(1).lower()} {heading.group(3).lower()}"
-    key = title_key(_PAGE_NUMBER.sub("", line))
-    return "" if key == "page" else key
-
-
-def _is_prose(block: list[str]) -> bool:
-    """Lines of running text: long on average, and not ending in page numbers as contents lines do."""
-    lines = [line.strip() for line in block if line.strip()]
-    numbered = sum(1 for line in lines if line[-1:].isdigit())
-    return len(lines) >= 2 and sum(map(len, lines)) / len(lines) >= 50 and numbered * 2 < len(lines)
-
-
-def _without_contents(lines: list[str]) -> list[str]:
-    """The text without its contents page: from "CONTENTS" to where its first entry comes again,
-    or to the first paragraph of running text, whichever comes first."""
-    start = next((n for n, line in enumerate(lines) if _CONTENTS_LINE.match(line)), None)
-    if start is None:
-        return lines
-    first = next((n for n in range(start + 1, len(lines)) if _entry_key(lines[n].strip())), None)
-    if first is None:
-        return lines
-    key = _entry_key(lines[first].strip())
-    end = first + 1
-    while end < len(lines) and _entry_key(lines[end].strip()) != key:
-        if not lines[end].strip() and _is_prose(_block_at(lines, end + 1)):
-            break
-        end += 1
-    return lines if end >= len(lines) else lines[:start] + lines[end:]
-
-
-def _block_at(lines: list[str], start: int) -> list[str]:
-    """The lines of the block that starts at ``start`` (up to the next blank line)."""
-    block = []
-    for line in lines[start:]:
-        if not line.strip():
-            break
-        block.append(line)
-    return block
 
 
 @dataclass
@@ -296,14 +250,23 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     header = _header(text)
     note_choice = _Notes(read=notes == "read")
     # Page markers ("[Pg 8]") cite the print edition, in mid-sentence: they are never read.
-    body = note_choice.captions(PAGE_MARKER.sub("", "\n".join(_without_contents(_body(text).split("\n")))))
+    lines, entries = without_contents(_body(text).split("\n"))
+    body = note_choice.captions(PAGE_MARKER.sub("", "\n".join(lines)))
     blocks = _blocks(body)
+    listed = located(entries, [block for _, block in blocks])
+    if listed:
+        chapters_listed = sum(entry.chapter and not entry.entry.group for entry in listed.values())
+        dropped.append(
+            f"the printed contents is the map: {len(listed)} of its {len(entries)} entries head the text, "
+            f"{chapters_listed} of them as chapters; other headings are said inside their chapters"
+        )
     for _, block in blocks:
         if footnote := _FOOTNOTE.match(block.strip()):
             note_choice.footnotes[footnote["label"]] = squash(footnote["text"])
     numbered = _numbered_headings(blocks)
     numbered |= _closing_headings(blocks, numbered)
     drafts: list[Draft] = [Draft("")]
+    first_listed: Draft | None = None
     note_depth = 0
     for number, (blanks, block) in enumerate(blocks):
         opening = block.strip()
@@ -333,13 +296,21 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
         heading = _heading(raw_lines[0].strip()) if raw_lines else None
         # "Transcriber's Note:" and "FOOTNOTES:" head matter of their own, even with a colon.
         matter = len(raw_lines) == 1 and is_matter_title(raw_lines[0])
-        if heading or matter or number in numbered or (raw_lines and _spaced_heading(raw_lines, blanks)):
+        if number in listed:
+            entry = listed[number]
+            _start(drafts, entry.entry.title, inside=not entry.chapter)
+            if entry.chapter and first_listed is None:
+                first_listed = drafts[-1]
+            raw_lines = raw_lines[entry.lines :]
+        elif heading or matter or number in numbered or (raw_lines and _spaced_heading(raw_lines, blanks)):
             # Gutenberg style: "CHAPTER I." with the chapter's name on the next line.
             title_lines, rest = [squash(raw_lines[0])], raw_lines[1:]
             named = heading is not None and heading.re is CHAPTER_LINE and heading.group(4)
             if not named and rest and len(rest[0].strip()) <= HEADING_CHARS:
                 title_lines, rest = [*title_lines, rest[0].strip()], rest[1:]
-            drafts.append(Draft(". ".join(t.rstrip(".") for t in title_lines)))
+            # Where the contents maps the chapters, a heading it does not list heads a section.
+            inside = first_listed is not None and not matter
+            _start(drafts, ". ".join(t.rstrip(".") for t in title_lines), inside)
             raw_lines = rest
         elif _is_subtitle(drafts[-1], raw_lines, [b for _, b in blocks[number + 1 : number + 2]]):
             drafts[-1].title = f"{drafts[-1].title.rstrip('.')}. {raw_lines[0].strip()}"
@@ -352,6 +323,9 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     language = _LANGUAGE_NAMES.get(header.get("language", "").split(",")[0].strip().lower(), "")
     authors = tuple(a.strip() for a in re.split(r"\s+and\s+|;", header.get("author", "")) if a.strip())
     chapters, producers = build_chapters(drafts, book_title)
+    if first_listed in drafts:
+        chapters, folded = _with_opening_folded(chapters, drafts.index(first_listed))
+        producers = (*producers, *folded)
     return Book(
         book_title,
         chapters,
@@ -360,6 +334,33 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
         language_source="Gutenberg 'Language:' line" if language else "",
         notes=(*dropped, *producers),
     )
+
+
+def _start(drafts: list[Draft], title: str, inside: bool) -> None:
+    """A chapter titled ``title``; or, ``inside`` the one before, a section heading."""
+    if inside:
+        drafts[-1].blocks += [Block(is_break=True), Block(title)]
+    else:
+        drafts.append(Draft(title))
+
+
+def _with_opening_folded(chapters: tuple[Chapter, ...], first: int) -> tuple[tuple[Chapter, ...], list[str]]:
+    """Body text before the first chapter the printed contents lists (a dedication, a prefatory
+    note) is heard at that chapter's start, each piece's title said; and the plan-log lines."""
+    heard = [n for n, chapter in enumerate(chapters) if chapter.kind == "body" and chapter.paragraphs]
+    target = next((n for n in heard if n >= first), None)
+    opening = [n for n in heard if n < first]
+    if target is None or not opening:
+        return chapters, []
+    pieces = joined([chapters[n] for n in opening], headed=True)
+    kept = [c for n, c in enumerate(chapters) if n not in opening]
+    kept[kept.index(chapters[target])] = joined([pieces, chapters[target]], headed=False)
+    notes = [
+        f"chapter {chapters[n].title!r} is heard at the start of {chapters[target].title!r}: "
+        "it stands before the first chapter the printed contents lists"
+        for n in opening
+    ]
+    return tuple(kept), notes
 
 
 def _without_heading_lists(drafts: list[Draft]) -> list[Draft]:

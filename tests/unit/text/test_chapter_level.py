@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from narrator.core.book import Chapter
+from narrator.core.book import CHARS_PER_MINUTE, Chapter
 from narrator.text.chapter_level import (
-    CHARS_PER_MINUTE,
     at_listening_level,
     with_front_pieces_folded,
     without_title_pages,

@@ -1,0 +1,224 @@
+"""A plain text's printed contents page: never read, and read as the map of the book's chapters.
+
+A printed contents lists a title a line, often with a page number at its end ("AFSCHEID   17."),
+sub-entries indented under their entry, and group headings alone between blank lines ("OP ZEE.",
+"Book the First"). Where the body's headings answer to most of its entries, in order, the entries
+are the chapters a listener navigates by, as the author laid them out:
+
+- a heading the contents does not list ("Hoofdstuk I" inside a story, a play's "SCENE II") is a
+  section heading inside its chapter, not a chapter of its own;
+- an indented entry is a section of the entry above it, unless that entry runs longer than a
+  chapter does (a part of several hours), when its entries are the chapters;
+- what stands before the first entry (a dedication, a prefatory note) opens the first chapter.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from narrator.core.book import LONGEST_CHAPTER_CHARS
+from narrator.text.readers.titles import CHAPTER_LINE, title_key
+
+# "CONTENTS", "Table of Contents", and the word in the languages Gutenberg texts are written in.
+CONTENTS_LINE = re.compile(
+    r"^\s*((table of )?contents( and illustrations)?|inhoud|inhalt(sverzeichnis)?|table des mati[eè]res"
+    r"|sommaire|[íi]ndice|содержание|оглавление|innehåll|indhold|sisällys(luettelo)?|spis treści|obsah"
+    r"|tartalom|πίνακας περιεχομένων|περιεχόμενα)\.?\s*$",
+    re.IGNORECASE,
+)
+# A page number closing an entry: "  17.", "_Page_ 4", ".......3", "  ix".
+_PAGE_NUMBER = re.compile(r"([\s._]*(_?page_?)?[\s.]*\d+|(\s{2,}|\.{2,})[ivxlc]+)\.?\s*$", re.IGNORECASE)
+#: Entries start this far from the margin at most; a word further right heads the page column.
+COLUMN_LABEL_INDENT = 20
+#: The contents is the map only when the body's headings answer to this share of its entries ...
+LOCATED_SHARE = 0.6
+#: ... and to this many at least.
+LOCATED_ENTRIES = 3
+#: Lines a heading that answers to an entry may take (a title set on two lines).
+HEADING_LINES = 2
+#: Longest line that can be a heading.
+HEADING_CHARS = 80
+#: Title keys shorter than this must equal a heading's; longer ones may be its beginning ("The Furry
+#: Day Song (Supplement)" lists the heading "THE FURRY DAY SONG").
+PREFIX_KEY_CHARS = 8
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line (or a title set on two) of a printed contents."""
+
+    title: str
+    #: Spaces before it: entries further in are sections of the one above.
+    indent: int
+    #: No page number and alone between blank lines: the title over the entries after it.
+    group: bool = False
+
+
+@dataclass(frozen=True)
+class Listed:
+    """An entry the body's headings answer to: at which block, and how many of its lines it takes."""
+
+    entry: Entry
+    lines: int
+    #: A chapter (True), or a section heading inside the chapter above it.
+    chapter: bool
+
+
+def entry_key(line: str) -> str:
+    """What a contents line and the heading it lists share: "chapter i", or the title's letters."""
+    heading = CHAPTER_LINE.match(line)
+    if heading:
+        return f"{heading.group(1).lower()} {heading.group(3).lower()}"
+    key = title_key(_PAGE_NUMBER.sub("", line))
+    return "" if key == "page" else key
+
+
+def _is_prose(block: list[str]) -> bool:
+    """Lines of running text: long on average, and not ending in page numbers as contents lines do."""
+    lines = [line.strip() for line in block if line.strip()]
+    numbered = sum(1 for line in lines if line[-1:].isdigit())
+    return len(lines) >= 2 and sum(map(len, lines)) / len(lines) >= 50 and numbered * 2 < len(lines)
+
+
+def _heads_prose(lines: list[str], start: int) -> bool:
+    """A block of a line or two at ``start`` with running text as the next block."""
+    block = _block_at(lines, start)
+    after = start + len(block)
+    while after < len(lines) and not lines[after].strip():
+        after += 1
+    return len(block) <= HEADING_LINES and _is_prose(_block_at(lines, after))
+
+
+def _block_at(lines: list[str], start: int) -> list[str]:
+    """The lines of the block that starts at ``start`` (up to the next blank line)."""
+    block = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        block.append(line)
+    return block
+
+
+def without_contents(lines: list[str]) -> tuple[list[str], list[Entry]]:
+    """The text without its contents page, and the page's entries.
+
+    The page runs from "CONTENTS" to where its first entry comes again (or, without the page
+    number it had there, any entry), or to the first paragraph of running text or the heading
+    above it, whichever comes first.
+    """
+    start = next((n for n, line in enumerate(lines) if CONTENTS_LINE.match(line)), None)
+    if start is None:
+        return lines, []
+    first = next((n for n in range(start + 1, len(lines)) if entry_key(lines[n].strip())), None)
+    if first is None:
+        return lines, []
+    key = entry_key(lines[first].strip())
+    paged: set[str] = set()  # the keys of entries listed with a page number
+    end = first + 1
+    while end < len(lines) and entry_key(lines[end].strip()) != key:
+        line = lines[end].strip()
+        if not line and _is_prose(_block_at(lines, end + 1)):
+            break
+        if line and not lines[end - 1].strip() and _heads_prose(lines, end):
+            break  # a heading right above running text: the text has begun
+        if _PAGE_NUMBER.search(line):
+            paged.add(entry_key(line))
+        elif entry_key(line) in paged:
+            break  # an entry's heading in the text, where the contents gave its page
+        end += 1
+    if end >= len(lines):
+        return lines, []
+    return lines[:start] + lines[end:], _entries(lines[start + 1 : end])
+
+
+def _entries(lines: list[str]) -> list[Entry]:
+    """The entries of a contents page's lines: page numbers off, a title set on two lines joined,
+    group headings marked, column labels ("Page.", "Bladz.") and bracketed lines ("[Index]") left out."""
+    rows: list[tuple[int, str, bool, bool]] = []  # indent, title, paged, after a blank line
+    blank = True
+    for line in lines:
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if not stripped or (indent >= COLUMN_LABEL_INDENT and len(stripped.split()) == 1):
+            blank = blank or not stripped
+            continue
+        if stripped.startswith("["):
+            continue
+        title = _PAGE_NUMBER.sub("", stripped)
+        rows.append((indent, " ".join(title.replace("_", "").split()).rstrip("."), title != stripped, blank))
+        blank = False
+    paged = any(row[2] for row in rows)
+    entries: list[Entry] = []
+    n = 0
+    while n < len(rows):
+        indent, title, has_page, after_blank = rows[n]
+        following = rows[n + 1] if n + 1 < len(rows) else None
+        if paged and not has_page and following and following[2] and not following[3]:
+            entries.append(Entry(f"{title} {following[1]}", indent))
+            n += 2
+            continue
+        alone = after_blank and (following is None or following[3])
+        entries.append(Entry(title, indent, group=alone and not has_page and following is not None))
+        n += 1
+    return [e for e in entries if entry_key(e.title)]
+
+
+def _heading_keys(block: str) -> list[str]:
+    """The keys a short block could answer an entry with: its first line's, its first two lines'."""
+    lines = [line.strip() for line in block.strip("\n").split("\n")]
+    if len(lines) > HEADING_LINES + 1 or lines[0].startswith("["):
+        return []
+    if any(len(line) > HEADING_CHARS for line in lines):
+        return []
+    return [entry_key(" ".join(lines[:count])) for count in range(1, min(HEADING_LINES, len(lines)) + 1)]
+
+
+def _answers(key: str, heading: str) -> bool:
+    if not key or not heading:
+        return False
+    if key == heading:
+        return True
+    long_enough = min(len(key), len(heading)) >= PREFIX_KEY_CHARS
+    return long_enough and (key.startswith(heading) or heading.startswith(key))
+
+
+def located(entries: list[Entry], blocks: list[str]) -> dict[int, Listed]:
+    """The blocks that are the contents' entries, each with its entry, when the body's headings
+    answer to enough of them in order; else nothing (the contents is no map of this text)."""
+    found: dict[int, tuple[Entry, int]] = {}
+    position = 0
+    for entry in entries:
+        key = entry_key(entry.title)
+        for number in range(position, len(blocks)):
+            keys = _heading_keys(blocks[number])
+            lines = next((n + 1 for n, heading in enumerate(keys) if _answers(key, heading)), 0)
+            if lines:
+                found[number] = (entry, lines)
+                position = number + 1
+                break
+    listed = [e for e in entries if not e.group]
+    hits = [entry for entry, _ in found.values() if not entry.group]
+    if len(hits) < LOCATED_ENTRIES or len(hits) < LOCATED_SHARE * len(listed):
+        return {}
+    return _with_levels(found, blocks)
+
+
+def _with_levels(found: dict[int, tuple[Entry, int]], blocks: list[str]) -> dict[int, Listed]:
+    """Which found entries are chapters: group headings and the outermost entries, and the entries
+    inside an outer one that runs longer than a chapter does."""
+    starts = sorted(found)
+    indents = {n: -1 if entry.group else entry.indent for n, (entry, _) in found.items()}
+    outermost = min(indent for indent in indents.values() if indent >= 0)
+    sizes = [len(block) for block in blocks]
+    chapters: dict[int, Listed] = {}
+    for place, number in enumerate(starts):
+        entry, lines = found[number]
+        outer = next((n for n in reversed(starts[:place]) if 0 <= indents[n] < indents[number]), None)
+        if indents[number] <= outermost or outer is None:
+            chapters[number] = Listed(entry, lines, chapter=True)
+            continue
+        # The outer entry runs to the next entry no further in than it.
+        end = next((n for n in starts if n > outer and indents[n] <= indents[outer]), len(blocks))
+        chapters[number] = Listed(entry, lines, chapter=sum(sizes[outer:end]) > LONGEST_CHAPTER_CHARS)
+    return chapters

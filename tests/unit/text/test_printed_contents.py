@@ -1,0 +1,260 @@
+"""A plain text's printed contents as the map of its chapters (narrator/text/readers/printed_contents.py)."""
+
+from __future__ import annotations
+
+from narrator.core.book import LONGEST_CHAPTER_CHARS, Book
+from narrator.text.readers.printed_contents import without_contents
+from narrator.text.readers.txt import parse_txt
+
+PROSE = "The ship rolled on through the grey water, and nobody aboard said a word about it. "
+
+
+def _body(words: str, times: int = 3) -> str:
+    return "\n".join([PROSE * 2] * times).replace(PROSE, f"{words} {PROSE}", 1)
+
+
+def _book(text: str) -> Book:
+    return parse_txt(text, "Test book")
+
+
+def _said(book: Book) -> list[str]:
+    return [p for c in book.chapters if c.kind == "body" for p in c.paragraphs]
+
+
+DUTCH = f"""INHOUD.
+
+
+AT SEA.
+
+                                      Bladz.
+THE TRAVELLERS                          3.
+FAREWELL                               17.
+A FIRST
+STORM AT SEA                           26.
+
+
+LETTERS.
+
+TO FLORA                              163.
+TO TITANIA                            169.
+
+
+
+
+THE TRAVELLERS.
+
+{_body("Opening words of the travellers.")}
+
+
+Part I
+
+{_body("The travellers' first part.")}
+
+
+Part II
+
+{_body("The travellers' second part.")}
+
+
+
+
+FAREWELL.
+
+{_body("Farewell words.")}
+
+
+
+
+A FIRST STORM AT SEA.
+
+{_body("Storm words.")}
+
+
+
+
+LETTERS.
+
+
+
+
+TO FLORA.
+
+{_body("Dear Flora.")}
+
+
+
+
+TO TITANIA.
+
+{_body("Dear Titania.")}
+
+
+
+
+ERRATA
+
+Page 3, line 4: "teh" read "the".
+"""
+
+
+def test_the_contents_entries_are_the_chapters_and_other_headings_are_inside_them() -> None:
+    book = _book(DUTCH)
+    body = [c for c in book.chapters if c.kind == "body" and c.paragraphs]
+    assert [c.title for c in body] == [
+        "THE TRAVELLERS",
+        "FAREWELL",
+        "A FIRST STORM AT SEA",
+        "TO FLORA",
+        "TO TITANIA",
+    ]
+    travellers = body[0].paragraphs
+    # "Part I" is not listed: said as a heading inside its chapter, after a section break.
+    assert "Part I" in travellers and "Part II" in travellers
+    assert body[0].section_ends
+    # A group heading titles the entries after it; the column label and the errata are not read.
+    assert any(c.title == "LETTERS" and not c.paragraphs for c in book.chapters)
+    said = " ".join(_said(book))
+    assert "Bladz" not in said and "teh" not in said
+    assert any("printed contents is the map" in note for note in book.notes)
+
+
+def test_what_stands_before_the_first_entry_opens_the_first_chapter() -> None:
+    text = f"""A NOTE FIRST
+
+
+
+
+{_body("A note before the contents.")}
+
+
+CONTENTS
+
+  Introduction                        ix
+  The Play                             1
+  The Songs                           40
+
+
+
+
+INTRODUCTION
+
+{_body("Introduction words.")}
+
+
+
+
+THE PLAY
+
+{_body("The play's words.")}
+
+
+
+
+THE SONGS
+
+{_body("The songs.")}
+"""
+    book = _book(text)
+    body = [c for c in book.chapters if c.kind == "body" and c.paragraphs]
+    assert [c.title for c in body] == ["Introduction", "The Play", "The Songs"]
+    assert body[0].paragraphs[0] == "A NOTE FIRST"
+    assert "A note before the contents." in body[0].paragraphs[1]
+    assert any("heard at the start of 'Introduction'" in note for note in book.notes)
+
+
+def test_indented_entries_are_chapters_only_inside_an_entry_longer_than_a_chapter() -> None:
+    def text(paragraphs: int) -> str:
+        return f"""CONTENTS
+
+  The School                          1
+      Costumes                       16
+  The Wedding                        19
+      Suggestions                    37
+
+
+
+
+THE SCHOOL
+
+{_body("School words.", paragraphs)}
+
+
+
+
+COSTUMES
+
+{_body("Costume words.")}
+
+
+
+
+THE WEDDING
+
+{_body("Wedding words.")}
+
+
+
+
+SUGGESTIONS
+
+{_body("Suggestion words.")}
+"""
+
+    short = [c.title for c in _book(text(3)).chapters if c.paragraphs]
+    assert short == ["The School", "The Wedding"]
+    # A school of more than 90 minutes: its costumes are a chapter of their own; the wedding's
+    # suggestions stay inside it.
+    long = [
+        c.title for c in _book(text(LONGEST_CHAPTER_CHARS // len(PROSE * 2) + 1)).chapters if c.paragraphs
+    ]
+    assert long == ["The School", "Costumes", "The Wedding"]
+
+
+def test_a_contents_that_does_not_head_the_text_is_no_map() -> None:
+    text = f"""CONTENTS
+
+  Of Ships                             1
+  Of Storms                            9
+  Of Harbours                         17
+
+
+
+
+CHAPTER I.
+
+{_body("First chapter.")}
+
+
+
+
+CHAPTER II.
+
+{_body("Second chapter.")}
+"""
+    book = _book(text)
+    assert [c.title for c in book.chapters if c.paragraphs] == ["CHAPTER I", "CHAPTER II"]
+    assert not any("printed contents" in note for note in book.notes)
+
+
+def test_the_contents_ends_where_an_entry_stands_without_its_page_number() -> None:
+    # The contents' first line is a group heading the text never repeats; the page ends at the
+    # first entry's heading (without its page number), so no line of the prologue is lost.
+    page = """INHOUD.
+
+AT SEA.
+
+THE TRAVELLERS                          3.
+FAREWELL                               17.
+
+
+
+THE TRAVELLERS.
+A PROLOGUE.
+
+Strange! quoth I,
+debating the matter.
+"""
+    kept, entries = without_contents(page.split("\n"))
+    assert [e.title for e in entries] == ["AT SEA", "THE TRAVELLERS", "FAREWELL"]
+    assert entries[0].group and not entries[1].group
+    assert "Strange! quoth I," in kept and "THE TRAVELLERS." in kept
