@@ -68,6 +68,10 @@ _SPACED = re.compile(r"\b\w(?: \w\b){2,}")
 _CAPTION = re.compile(r"^(Table|Figure|Fig\.|Plate|Illustration)\s+[\dIVXLC]+[.:]\s")
 # A contents line: a title, dot leaders, a page number ("2.1 XML Input . . . . . . 9").
 _LEADERS = re.compile(r"(?:\.\s*){5,}\S{0,8}$")
+# A document info title that only names the file it was made from ("Microsoft Word - story.docx").
+_FILE_TITLE = re.compile(r"^microsoft \w+ - |\.(docx?|odt|rtf|tex|dvi|txt|indd|pages)$", re.I)
+# A byline under a title: "by Edward Page Mitchell", "{by ...}", "(By ...)".
+_BYLINE = re.compile(r"^\W*by\s+(\w.*?)\W*$", re.I)
 _SENTENCE_END = re.compile(r"[.!?:;\u2026\"'\u201d\u2019»)\]]$")
 #: An edge line on at least this share of the pages it spans (and on 3 or more) is a running header
 #: or footer.
@@ -401,8 +405,9 @@ def _metadata(document: PDFDocument) -> _Metadata:
         language = next((tag for item in xmp.get("language", []) if (tag := well_formed_tag(item))), "")
         source = "PDF XMP dc:language"
     date = next((m.group() for d in xmp.get("date", []) if (m := re.match(r"\d{4}(-\d\d(-\d\d)?)?", d))), "")
+    title = next(iter(xmp.get("title", [])), "") or _info(document, "Title")
     return _Metadata(
-        title=next(iter(xmp.get("title", [])), "") or _info(document, "Title"),
+        title="" if _FILE_TITLE.search(title) else title,
         authors=tuple(a for a in authors if a),
         language=language,
         language_source=source if language else "",
@@ -499,6 +504,21 @@ def _heading_drafts(paragraphs: list[_Paragraph], body: float) -> tuple[str, lis
     return title, drafts
 
 
+def _typed_title(lines: list[_Line], body: float) -> tuple[list[_Line], str]:
+    """(the title page's lines, the title) of a first page whose title is set in the text's own
+    type (a Word document's, bold like the text): the lines above its first box of three lines or
+    more, the title the first of them in capitals; none if it has no such line, or a larger one."""
+    first = [line for line in lines if line.page == lines[0].page] if lines else []
+    boxes = Counter(line.box for line in first)
+    start = next((n for n, line in enumerate(first) if boxes[line.box] >= 3), 0)
+    opening = first[:start]
+    if any(abs(line.size - body) >= 0.5 for line in opening):
+        return [], ""
+    capitals = (line.text for line in opening if line.text.isupper() and len(line.text.split()) <= 12)
+    title = next(capitals, "")
+    return (opening, title) if title else ([], "")
+
+
 def _inflated_size(data: bytes, limit: int) -> int:
     """How many bytes a Flate stream inflates to, counting no further than just past ``limit``."""
     inflater = zlib.decompressobj()
@@ -553,6 +573,7 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
         except _DAMAGED as error:
             raise BookError(f"{path}: the PDF is damaged ({first_line(error)})") from None
     title = metadata.title or title_from_stem(path)
+    authors = metadata.authors
     if sum(len(line.text) for line in lines) < MIN_CHARS_PER_PAGE * max(pages, 1):
         raise BookError(
             f"{path}: the PDF has no text layer (a scan?); run OCR on it first (e.g. ocrmypdf) and try again"
@@ -570,6 +591,9 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
     notes_ids = {id(line) for line in foot}
     lines = [line for line in lines if id(line) not in notes_ids]
     words = _words(lines + foot)
+    # No title described, none set large: a title page in the text's own type is not read as text.
+    opening, typed = _typed_title(lines, body) if not (outline or metadata.title) else ([], "")
+    lines = lines[len(opening) :]
     paragraphs = _rejoined(_paragraphs(lines, words), body, words)
     if notes == "read" and foot:
         size = statistics.median(line.size for line in foot)
@@ -587,14 +611,20 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
         drafts = _outline_drafts(paragraphs, outline, body)
     else:
         found, drafts = _heading_drafts(paragraphs, body)
-        title = metadata.title or found or title
+        title = metadata.title or found or typed or title
         if not any(draft.title for draft in drafts):
             drafts = [Draft(title, [block for draft in drafts for block in draft.blocks])]  # one story
+        if typed:
+            drafts.insert(0, Draft("", [Block(line.text) for line in opening], skipped_by="title page"))
+            # The document info's author of an undescribed document is whoever saved it; a byline
+            # on its title page names the author.
+            bylines = [m.group(1) for line in opening if (m := _BYLINE.match(line.text))]
+            authors = tuple(bylines) or authors
     chapters, dropped = build_chapters(drafts, title)
     return Book(
         squash(title),
         chapters,
-        authors=metadata.authors,
+        authors=authors,
         language=metadata.language or "en",
         language_source=metadata.language_source,
         date=metadata.date,
