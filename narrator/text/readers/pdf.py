@@ -72,6 +72,10 @@ _LEADERS = re.compile(r"(?:\.\s*){5,}\S{0,8}$")
 _FILE_TITLE = re.compile(r"^microsoft \w+ - |\.(docx?|odt|rtf|tex|dvi|txt|indd|pages)$", re.I)
 # A byline under a title: "by Edward Page Mitchell", "{by ...}", "(By ...)".
 _BYLINE = re.compile(r"^\W*by\s+(\w.*?)\W*$", re.I)
+# A web address cut at a line's end after a separator ("https:" / "//github.com", "github." / "io/"),
+# going on in lower case or after a slash: a sentence after an address starts in capitals.
+_URL_BROKEN = re.compile(r"(https?:|www\.)\S*(?<=[:/.\-_?=&#%])$", re.I)
+_URL_GOES_ON = re.compile(r"[a-z0-9/]")
 _SENTENCE_END = re.compile(r"[.!?:;\u2026\"'\u201d\u2019»)\]]$")
 #: An edge line on at least this share of the pages it spans (and on 3 or more) is a running header
 #: or footer.
@@ -79,6 +83,8 @@ RUNNING_SHARE = 0.4
 #: A line this much larger than the body text is a heading; this much smaller, a note or caption.
 HEADING_RATIO = 1.15
 SMALL_RATIO = 0.85
+#: Letters in another type than typewriter that make a mostly typewriter line prose, not a listing.
+LISTING_WORD_LETTERS = 4
 #: The most characters a table cell's line holds.
 TABLE_CELL_CHARS = 30
 #: Average characters of text per page below which the PDF is taken for a scan.
@@ -110,14 +116,20 @@ class _Line:
     markers: int = 0
 
 
+def _typewriter(line: LTTextLine) -> bool:
+    """Set in a typewriter font, with no word in another type: a line of code. A prose line holding
+    a web address or a tag in typewriter ("... at https://ethereum.github.", "the <Global> block.")
+    is not."""
+    chars = [c for c in line if isinstance(c, LTChar)]
+    other = [c for c in chars if not _MONOSPACE.search(c.fontname)]
+    return len(other) < len(chars) / 2 and sum(c.get_text().isalpha() for c in other) < LISTING_WORD_LETTERS
+
+
 def _text(line: LTTextLine) -> tuple[str, float, int]:
-    """The line's text without small raised footnote markers, and its median character size;
-    no text for a line set in a typewriter font, which is code (a listing), never read."""
+    """The line's text without small raised footnote markers, and its median character size."""
     chars = [c for c in line if isinstance(c, LTChar)]
     if not chars:
         return squash(line.get_text()), 0.0, 0
-    if sum(bool(_MONOSPACE.search(c.fontname)) for c in chars) > len(chars) / 2:
-        return "", 0.0, 0
     size = statistics.median(c.size for c in chars)
     kept = []
     markers = 0
@@ -158,8 +170,14 @@ def _lines(document: PDFDocument) -> tuple[list[_Line], int, list[object]]:
             if not isinstance(element, LTTextBox):
                 continue
             box += 1
-            for line in element:
-                if isinstance(line, LTTextLine):
+            in_box = [line for line in element if isinstance(line, LTTextLine)]
+            # A box of typewriter lines is a listing, never read; a web address's last piece alone
+            # on a line of a paragraph ("io/yellowpaper/paper.pdf.") is the paragraph's.
+            code = {id(line) for line in in_box if _typewriter(line)}
+            if len(code) * 2 < len(in_box):
+                code = set()
+            for line in in_box:
+                if id(line) not in code:
                     text, size, markers = _text(line)
                     if text:
                         lines.append(
@@ -273,6 +291,8 @@ def _join(first: str, second: str, words: Counter[str]) -> str:
         if first.endswith("-") and (compound or words[hyphened] > words[(head + rest).lower()]):
             return f"{first}{second}"
         return f"{first[: broken.end(1)]}{second}"
+    if _URL_BROKEN.search(first) and _URL_GOES_ON.match(second):
+        return f"{first}{second}"  # a web address broken at a line's end, with no hyphen
     return f"{first} {second}"
 
 
