@@ -83,6 +83,8 @@ RUNNING_SHARE = 0.4
 #: A line this much larger than the body text is a heading; this much smaller, a note or caption.
 HEADING_RATIO = 1.15
 SMALL_RATIO = 0.85
+#: A page is in two columns when each half holds this share of its text in boxes of its own.
+COLUMN_SHARE = 0.3
 #: Letters in another type than typewriter that make a mostly typewriter line prose, not a listing.
 LISTING_WORD_LETTERS = 4
 #: The most characters a table cell's line holds.
@@ -158,6 +160,29 @@ def _pages(document: PDFDocument) -> Iterator[tuple[int, LTPage]]:
         yield number, device.get_result()
 
 
+def _in_columns(boxes: list[LTTextBox], width: float) -> list[LTTextBox]:
+    """A two-column page's boxes in reading order: between two boxes that span the page (a header,
+    a title, a wide table), the left column top to bottom, then the right. pdfminer orders boxes by
+    a score that mixes columns where a column holds short boxes (equation numbers, a heading), so
+    that on the Yellow Paper's page 7 section 6 began before section 5's heading. A page not in two
+    columns keeps pdfminer's order."""
+    middle = width / 2
+    left = [b for b in boxes if b.x1 <= middle]
+    right = [b for b in boxes if b.x0 >= middle]
+    chars = sum(len(b.get_text()) for b in boxes)
+    if min(sum(len(b.get_text()) for b in side) for side in (left, right)) < COLUMN_SHARE * chars:
+        return boxes
+    spanning = sorted((b for b in boxes if b.x0 < middle < b.x1), key=lambda b: -b.y1)
+
+    def place(box: LTTextBox) -> tuple[int, int, float]:
+        if box.x0 < middle < box.x1:
+            return spanning.index(box) + 1, 0, 0.0
+        band = sum(s.y0 >= box.y1 - 1 for s in spanning)  # the spanning boxes above it
+        return band, 1 if box.x1 <= middle else 2, -box.y1
+
+    return sorted(boxes, key=place)
+
+
 def _lines(document: PDFDocument) -> tuple[list[_Line], int, list[object]]:
     """Every text line in reading order, the page count, and the pages' object ids."""
     lines: list[_Line] = []
@@ -166,9 +191,7 @@ def _lines(document: PDFDocument) -> tuple[list[_Line], int, list[object]]:
     for number, layout in _pages(document):
         count = number + 1
         height = max(layout.height, 1.0)
-        for element in layout:
-            if not isinstance(element, LTTextBox):
-                continue
+        for element in _in_columns([e for e in layout if isinstance(e, LTTextBox)], layout.width):
             box += 1
             in_box = [line for line in element if isinstance(line, LTTextLine)]
             # A box of typewriter lines is a listing, never read; a web address's last piece alone

@@ -43,19 +43,21 @@ FRONT_PAGES = {TEAL: 5}
 
 
 @cache
-def _pages(path: Path) -> tuple[tuple[tuple[str, float], ...], ...]:
-    """Each page's lines, box after box: the text (ligatures undone, spaces squashed) and the share
-    of the page's height below the line's top."""
+def _pages(path: Path) -> tuple[tuple[tuple[tuple[str, float], ...], ...], ...]:
+    """Each page's boxes of lines: each line's text (ligatures undone, spaces squashed) and the
+    share of the page's height below its top."""
     pages = []
     for page in extract_pages(path, laparams=LAParams(char_margin=4.0)):
-        lines = [
-            (" ".join(unicodedata.normalize("NFKC", line.get_text()).split()), line.y1 / page.height)
-            for box in page
-            if isinstance(box, LTTextContainer)
-            for line in box
-            if isinstance(line, LTTextLine)
-        ]
-        pages.append(tuple((text, top) for text, top in lines if text))
+        boxes = []
+        for box in page:
+            if isinstance(box, LTTextContainer):
+                lines = [
+                    (" ".join(unicodedata.normalize("NFKC", line.get_text()).split()), line.y1 / page.height)
+                    for line in box
+                    if isinstance(line, LTTextLine)
+                ]
+                boxes.append(tuple((text, top) for text, top in lines if text))
+        pages.append(tuple(boxes))
     return tuple(pages)
 
 
@@ -70,7 +72,8 @@ def test_no_pages_running_header_is_spoken(path: Path) -> None:
     pages = _pages(path)
     headers = {
         number: text
-        for number, lines in enumerate(pages, 1)
+        for number, boxes in enumerate(pages, 1)
+        for lines in boxes
         for text, top in lines
         if top > 0.85 and re.fullmatch(HEADERS[path], text)
     }
@@ -89,11 +92,13 @@ def test_no_pages_running_header_is_spoken(path: Path) -> None:
 
 def _hyphenated(path: Path) -> list[tuple[int, str, str]]:
     """(page, head, tail) of every word a line ends part-way through with a hyphen, the next line
-    on the page going on in lower case ("knowl-" / "edge"); not a break after a word's own hyphen."""
+    of its box going on in lower case ("knowl-" / "edge"); not a break after a word's own hyphen.
+    (Across boxes, a column's or page's last line and the next box's first, the order is the
+    reader's to find, not this test's.)"""
     found = []
     skipped = FRONT_PAGES.get(path, 0)
-    for number, lines in enumerate(_pages(path)[skipped:], skipped + 1):
-        for (line, _), (after, _) in pairwise(lines):
+    for number, boxes in enumerate(_pages(path)[skipped:], skipped + 1):
+        for (line, _), (after, _) in (pair for lines in boxes for pair in pairwise(lines)):
             head = re.search(r"(?<![\w-])(\w+)-$", line)
             tail = re.match(r"[a-z]\w*", after)
             if head and tail:
