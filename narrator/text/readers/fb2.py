@@ -21,6 +21,7 @@ from narrator.core.errors import BookError, first_line
 from narrator.core.language import well_formed_tag
 from narrator.text.readers.archive import Archive
 from narrator.text.readers.decode import squash
+from narrator.text.readers.levels import chapters_as_listened
 from narrator.text.readers.matter import build_chapters
 from narrator.text.readers.titles import title_from_stem
 from narrator.text.readers.xhtml import Block, Draft, extract, parse_xhtml, tag_of, text_of
@@ -126,9 +127,10 @@ class _Fb2:
     # --- chapters ---
 
     def drafts(self) -> list[Draft]:
+        """The sections as chapters, at the depth a listener navigates by."""
         drafts: list[Draft] = []
         self._section(self.body, (), drafts)
-        return drafts
+        return chapters_as_listened(drafts)
 
     def _section(self, section: etree._Element, parents: tuple[str, ...], drafts: list[Draft]) -> None:
         """One section's own text as a chapter (an untitled one continues the chapter before it),

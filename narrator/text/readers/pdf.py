@@ -68,6 +68,14 @@ _SPACED = re.compile(r"\b\w(?: \w\b){2,}")
 _CAPTION = re.compile(r"^(Table|Figure|Fig\.|Plate|Illustration)\s+[\dIVXLC]+[.:]\s")
 # A contents line: a title, dot leaders, a page number ("2.1 XML Input . . . . . . 9").
 _LEADERS = re.compile(r"(?:\.\s*){5,}\S{0,8}$")
+# A document info title that only names the file it was made from ("Microsoft Word - story.docx").
+_FILE_TITLE = re.compile(r"^microsoft \w+ - |\.(docx?|odt|rtf|tex|dvi|txt|indd|pages)$", re.I)
+# A byline under a title: "by Edward Page Mitchell", "{by ...}", "(By ...)".
+_BYLINE = re.compile(r"^\W*by\s+(\w.*?)\W*$", re.I)
+# A web address cut at a line's end after a separator ("https:" / "//github.com", "github." / "io/"),
+# going on in lower case or after a slash: a sentence after an address starts in capitals.
+_URL_BROKEN = re.compile(r"(https?:|www\.)\S*(?<=[:/.\-_?=&#%])$", re.I)
+_URL_GOES_ON = re.compile(r"[a-z0-9/]")
 _SENTENCE_END = re.compile(r"[.!?:;\u2026\"'\u201d\u2019»)\]]$")
 #: An edge line on at least this share of the pages it spans (and on 3 or more) is a running header
 #: or footer.
@@ -75,6 +83,10 @@ RUNNING_SHARE = 0.4
 #: A line this much larger than the body text is a heading; this much smaller, a note or caption.
 HEADING_RATIO = 1.15
 SMALL_RATIO = 0.85
+#: A page is in two columns when each half holds this share of its text in boxes of its own.
+COLUMN_SHARE = 0.3
+#: Letters in another type than typewriter that make a mostly typewriter line prose, not a listing.
+LISTING_WORD_LETTERS = 4
 #: The most characters a table cell's line holds.
 TABLE_CELL_CHARS = 30
 #: Average characters of text per page below which the PDF is taken for a scan.
@@ -106,14 +118,20 @@ class _Line:
     markers: int = 0
 
 
+def _typewriter(line: LTTextLine) -> bool:
+    """Set in a typewriter font, with no word in another type: a line of code. A prose line holding
+    a web address or a tag in typewriter ("... at https://ethereum.github.", "the <Global> block.")
+    is not."""
+    chars = [c for c in line if isinstance(c, LTChar)]
+    other = [c for c in chars if not _MONOSPACE.search(c.fontname)]
+    return len(other) < len(chars) / 2 and sum(c.get_text().isalpha() for c in other) < LISTING_WORD_LETTERS
+
+
 def _text(line: LTTextLine) -> tuple[str, float, int]:
-    """The line's text without small raised footnote markers, and its median character size;
-    no text for a line set in a typewriter font, which is code (a listing), never read."""
+    """The line's text without small raised footnote markers, and its median character size."""
     chars = [c for c in line if isinstance(c, LTChar)]
     if not chars:
         return squash(line.get_text()), 0.0, 0
-    if sum(bool(_MONOSPACE.search(c.fontname)) for c in chars) > len(chars) / 2:
-        return "", 0.0, 0
     size = statistics.median(c.size for c in chars)
     kept = []
     markers = 0
@@ -142,6 +160,29 @@ def _pages(document: PDFDocument) -> Iterator[tuple[int, LTPage]]:
         yield number, device.get_result()
 
 
+def _in_columns(boxes: list[LTTextBox], width: float) -> list[LTTextBox]:
+    """A two-column page's boxes in reading order: between two boxes that span the page (a header,
+    a title, a wide table), the left column top to bottom, then the right. pdfminer orders boxes by
+    a score that mixes columns where a column holds short boxes (equation numbers, a heading), so
+    that on the Yellow Paper's page 7 section 6 began before section 5's heading. A page not in two
+    columns keeps pdfminer's order."""
+    middle = width / 2
+    left = [b for b in boxes if b.x1 <= middle]
+    right = [b for b in boxes if b.x0 >= middle]
+    chars = sum(len(b.get_text()) for b in boxes)
+    if min(sum(len(b.get_text()) for b in side) for side in (left, right)) < COLUMN_SHARE * chars:
+        return boxes
+    spanning = sorted((b for b in boxes if b.x0 < middle < b.x1), key=lambda b: -b.y1)
+
+    def place(box: LTTextBox) -> tuple[int, int, float]:
+        if box.x0 < middle < box.x1:
+            return spanning.index(box) + 1, 0, 0.0
+        band = sum(s.y0 >= box.y1 - 1 for s in spanning)  # the spanning boxes above it
+        return band, 1 if box.x1 <= middle else 2, -box.y1
+
+    return sorted(boxes, key=place)
+
+
 def _lines(document: PDFDocument) -> tuple[list[_Line], int, list[object]]:
     """Every text line in reading order, the page count, and the pages' object ids."""
     lines: list[_Line] = []
@@ -150,12 +191,16 @@ def _lines(document: PDFDocument) -> tuple[list[_Line], int, list[object]]:
     for number, layout in _pages(document):
         count = number + 1
         height = max(layout.height, 1.0)
-        for element in layout:
-            if not isinstance(element, LTTextBox):
-                continue
+        for element in _in_columns([e for e in layout if isinstance(e, LTTextBox)], layout.width):
             box += 1
-            for line in element:
-                if isinstance(line, LTTextLine):
+            in_box = [line for line in element if isinstance(line, LTTextLine)]
+            # A box of typewriter lines is a listing, never read; a web address's last piece alone
+            # on a line of a paragraph ("io/yellowpaper/paper.pdf.") is the paragraph's.
+            code = {id(line) for line in in_box if _typewriter(line)}
+            if len(code) * 2 < len(in_box):
+                code = set()
+            for line in in_box:
+                if id(line) not in code:
                     text, size, markers = _text(line)
                     if text:
                         lines.append(
@@ -269,6 +314,8 @@ def _join(first: str, second: str, words: Counter[str]) -> str:
         if first.endswith("-") and (compound or words[hyphened] > words[(head + rest).lower()]):
             return f"{first}{second}"
         return f"{first[: broken.end(1)]}{second}"
+    if _URL_BROKEN.search(first) and _URL_GOES_ON.match(second):
+        return f"{first}{second}"  # a web address broken at a line's end, with no hyphen
     return f"{first} {second}"
 
 
@@ -401,8 +448,9 @@ def _metadata(document: PDFDocument) -> _Metadata:
         language = next((tag for item in xmp.get("language", []) if (tag := well_formed_tag(item))), "")
         source = "PDF XMP dc:language"
     date = next((m.group() for d in xmp.get("date", []) if (m := re.match(r"\d{4}(-\d\d(-\d\d)?)?", d))), "")
+    title = next(iter(xmp.get("title", [])), "") or _info(document, "Title")
     return _Metadata(
-        title=next(iter(xmp.get("title", [])), "") or _info(document, "Title"),
+        title="" if _FILE_TITLE.search(title) else title,
         authors=tuple(a for a in authors if a),
         language=language,
         language_source=source if language else "",
@@ -499,6 +547,21 @@ def _heading_drafts(paragraphs: list[_Paragraph], body: float) -> tuple[str, lis
     return title, drafts
 
 
+def _typed_title(lines: list[_Line], body: float) -> tuple[list[_Line], str]:
+    """(the title page's lines, the title) of a first page whose title is set in the text's own
+    type (a Word document's, bold like the text): the lines above its first box of three lines or
+    more, the title the first of them in capitals; none if it has no such line, or a larger one."""
+    first = [line for line in lines if line.page == lines[0].page] if lines else []
+    boxes = Counter(line.box for line in first)
+    start = next((n for n, line in enumerate(first) if boxes[line.box] >= 3), 0)
+    opening = first[:start]
+    if any(abs(line.size - body) >= 0.5 for line in opening):
+        return [], ""
+    capitals = (line.text for line in opening if line.text.isupper() and len(line.text.split()) <= 12)
+    title = next(capitals, "")
+    return (opening, title) if title else ([], "")
+
+
 def _inflated_size(data: bytes, limit: int) -> int:
     """How many bytes a Flate stream inflates to, counting no further than just past ``limit``."""
     inflater = zlib.decompressobj()
@@ -553,6 +616,7 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
         except _DAMAGED as error:
             raise BookError(f"{path}: the PDF is damaged ({first_line(error)})") from None
     title = metadata.title or title_from_stem(path)
+    authors = metadata.authors
     if sum(len(line.text) for line in lines) < MIN_CHARS_PER_PAGE * max(pages, 1):
         raise BookError(
             f"{path}: the PDF has no text layer (a scan?); run OCR on it first (e.g. ocrmypdf) and try again"
@@ -570,6 +634,9 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
     notes_ids = {id(line) for line in foot}
     lines = [line for line in lines if id(line) not in notes_ids]
     words = _words(lines + foot)
+    # No title described, none set large: a title page in the text's own type is not read as text.
+    opening, typed = _typed_title(lines, body) if not (outline or metadata.title) else ([], "")
+    lines = lines[len(opening) :]
     paragraphs = _rejoined(_paragraphs(lines, words), body, words)
     if notes == "read" and foot:
         size = statistics.median(line.size for line in foot)
@@ -587,14 +654,20 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
         drafts = _outline_drafts(paragraphs, outline, body)
     else:
         found, drafts = _heading_drafts(paragraphs, body)
-        title = metadata.title or found or title
+        title = metadata.title or found or typed or title
         if not any(draft.title for draft in drafts):
             drafts = [Draft(title, [block for draft in drafts for block in draft.blocks])]  # one story
+        if typed:
+            drafts.insert(0, Draft("", [Block(line.text) for line in opening], skipped_by="title page"))
+            # The document info's author of an undescribed document is whoever saved it; a byline
+            # on its title page names the author.
+            bylines = [m.group(1) for line in opening if (m := _BYLINE.match(line.text))]
+            authors = tuple(bylines) or authors
     chapters, dropped = build_chapters(drafts, title)
     return Book(
         squash(title),
         chapters,
-        authors=metadata.authors,
+        authors=authors,
         language=metadata.language or "en",
         language_source=metadata.language_source,
         date=metadata.date,

@@ -12,9 +12,10 @@ from conftest import BOOKS, alice_path
 from narrator.core.book import Book, Chapter
 from narrator.core.errors import BookError
 from narrator.text.ingest import read_book
-from narrator.text.readers import READERS, epub
+from narrator.text.readers import READERS
 from narrator.text.readers import archive as zip_archive
 from narrator.text.readers.epub import read_epub
+from narrator.text.readers.levels import CHAPTER_WORDS
 
 ALICE_TOC = [
     "CHAPTER I. Down the Rabbit-Hole",
@@ -369,7 +370,7 @@ def test_chapters_numbered_only_are_chapters_in_a_long_part_and_headings_in_a_sh
     tmp_path: Path,
 ) -> None:
     """A part of two hours keeps its "I.", "II." as chapters; a short poem's numbered parts stay in it."""
-    long = "It rained. " * (epub.CHAPTER_WORDS // 3)
+    long = "It rained. " * (CHAPTER_WORDS // 3)
     points = nav_point(
         1, "Part One", "a.xhtml", nav_point(2, "I.", "a.xhtml#i") + nav_point(3, "II.", "a.xhtml#ii")
     ) + nav_point(

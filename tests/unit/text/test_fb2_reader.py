@@ -96,6 +96,40 @@ def test_fb2_notes_are_read_after_their_paragraph_when_asked(tmp_path: Path) -> 
     assert [c.title for c in book.chapters if "Метель" in c.title] == ["Глава II. Метель"]
 
 
+def test_sections_nested_inside_a_chapter_are_headings_in_it(tmp_path: Path) -> None:
+    """Parts, chapters and their short sections: the chapters are what a listener skips between."""
+    section = "<section><title><p>{}</p></title><p>{}</p>{}</section>"
+    # Each chapter's own words: text repeated from chapter to chapter would be a running header.
+    words = {1: ("Утро", "Дождь", "Поле"), 2: ("День", "Ветер", "Лес"), 3: ("Вечер", "Снег", "Река")}
+
+    def chapter(n: int) -> str:
+        first, second, third = words[n]
+        point = section.format(f"{n}.1.1. Пункт", f"{third} у дороги.", "")
+        sub = section.format(f"{n}.1. Подраздел", f"{second} над домом.", point)
+        text = f"{first} пришло в город. " * 40
+        return section.format(f"Глава {n}", text, section.format(f"{n}. Раздел", f"{first} и {second}.", sub))
+
+    body = f"<section><title><p>Часть первая</p></title>{''.join(chapter(n) for n in (1, 2, 3))}</section>"
+    document = NESTED.split("<body>")[0] + f"<body>{body}</body></FictionBook>"
+    book = read_book(_write(tmp_path, "nested.fb2", document, "cp1251"))
+    assert [c.title for c in book.chapters] == ["Часть первая. Глава 1", "Глава 2", "Глава 3"]
+    assert book.chapters[1].paragraphs[1:] == (
+        "2. Раздел",
+        "День и Ветер.",
+        "2.1. Подраздел",
+        "Ветер над домом.",
+        "2.1.1. Пункт",
+        "Лес у дороги.",
+    )
+
+
+def test_the_fb2_test_book_plans_its_top_level_sections_seven_deep_as_headings() -> None:
+    book = read_book(BOOKS / "fb2cng-test-book-ru.fb2")
+    assert len(book.chapters) == 9
+    nested = next(c for c in book.chapters if c.title == "Аннотации. Вложенные секции")
+    assert "1.1.1.1.1.1.1. Седьмая тестовая секция" in nested.paragraphs
+
+
 @pytest.mark.parametrize(
     ("content", "expected"),
     [

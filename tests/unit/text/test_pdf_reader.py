@@ -127,14 +127,44 @@ def test_running_headers_that_change_with_the_chapter_go_and_the_chapters_title_
     assert [(c.kind, c.skipped_by) for c in chapters[:2]] == front
 
 
+def test_a_word_pdfs_title_in_the_texts_own_type_titles_it_and_its_byline_names_the_author() -> None:
+    """No title in the document info, no outline, every line in the same bold type: the title is
+    the first line in capitals above the text, the info's Author (the Word account) gives way to
+    the byline, and the title page is not read."""
+    book = read_book(BOOKS / "man-without-a-body-word.pdf")
+    assert (book.title, book.authors) == ("THE MAN WITHOUT A BODY", ("Edward Page Mitchell",))
+    page, story = book.chapters
+    assert (page.kind, page.skipped_by) == ("front", "title page")
+    assert page.paragraphs[1:] == ("THE MAN WITHOUT A BODY", "{by Edward Page Mitchell}")
+    assert story.title == "THE MAN WITHOUT A BODY"
+    assert story.paragraphs[0].startswith("On a shelf in the old Arsenal museum, in the Central Park")
+
+
+@pytest.mark.parametrize(
+    ("title", "named"),
+    [
+        ("Microsoft Word - The-Man-Without-A-Body.docx", False),
+        ("chapter1.doc", False),
+        ("Tool for Economic AnaLysis (Teal) User Manual", True),
+        ("Word Power Made Easy", True),
+    ],
+)
+def test_a_document_info_title_that_names_a_file_is_no_title(title: str, named: bool) -> None:
+    assert (pdf._FILE_TITLE.search(title) is None) == named
+
+
 def test_a_two_column_papers_bookmarks_cut_at_their_headings_in_the_outlines_order() -> None:
-    titles = [c.title for c in read_book(BOOKS / "ethereum-yellowpaper-pdftex.pdf").chapters]
+    chapters = read_book(BOOKS / "ethereum-yellowpaper-pdftex.pdf").chapters
+    titles = [c.title for c in chapters]
     # Cut by their heights, 13 ran into 15 and References into 16: the right column is higher.
-    assert titles[12:15] == ["13. Future Directions", "14. Conclusion", "15. Acknowledgements"]
-    assert titles[15:18] == ["16. Availability", "References", "Appendix A. Terminology"]
-    # Defect left: pdfminer lays section 6's opening (right column) before section 5's heading
-    # (left column, lower) on page 7, so the two are one chapter.
-    assert "5. Gas and Payment. 6. Transaction Execution" in titles
+    assert titles[13:16] == ["13. Future Directions", "14. Conclusion", "15. Acknowledgements"]
+    assert titles[16:19] == ["16. Availability", "References", "Appendix A. Terminology"]
+    # On page 7 pdfminer laid section 6's opening (right column) before section 5's heading (left
+    # column, lower), and the two were one chapter; the page is read column by column.
+    assert titles[5:7] == ["5. Gas and Payment", "6. Transaction Execution"]
+    gas = chapters[5].paragraphs
+    assert gas[1].startswith("In order to avoid issues of network abuse")
+    assert gas[-1].endswith("the chance that their transaction will be mined in a timely manner.")
 
 
 def test_a_scan_and_a_locked_pdf_are_refused_in_one_line() -> None:
