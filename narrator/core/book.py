@@ -27,6 +27,9 @@ class Chapter:
     #: The notes and captions ``notes: drop`` left unread: (the paragraph, 1-based, they follow; 0
     #: before the first), text. Shown, not read, in the read-along EPUB.
     notes: tuple[tuple[int, str], ...] = ()
+    #: Where each paragraph stands in a source EPUB, (spine document, element path) or None, for
+    #: the read-along EPUB to wrap its words in place; empty for other formats.
+    sources: tuple[tuple[str, str] | None, ...] = ()
 
 
 _IMAGE_MAGIC = (

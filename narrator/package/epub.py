@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
 
 from narrator.core.catalog import Row, read_plan_record
@@ -39,6 +40,8 @@ from narrator.core.timeline import Chapter, Timeline, book_timeline
 from narrator.package.ffmpeg import feed_master, find_ffmpeg, pcm_input, run_ffmpeg
 from narrator.package.m4b import aac_args
 from narrator.package.metadata import BookInfo, PackageSettings, book_info
+from narrator.package.source_text import ChapterText, SourceText, source_text
+from narrator.text.readers.epub import source_package
 
 #: The class a reading system gives the element whose audio is playing (the package's
 #: media:active-class); the stylesheet highlights it.
@@ -249,9 +252,10 @@ def package_opf(
     spine: Sequence[str],
     durations: Mapping[str, str],
     total: str,
+    nonlinear: frozenset[str] = frozenset(),
 ) -> str:
     """The package document: the book's metadata, every overlay's duration and the total, the
-    highlight's class, the manifest and the spine."""
+    highlight's class, the manifest and the spine (``nonlinear``: its items outside the reading order)."""
     metadata = [
         f'<dc:identifier id="book-id">{identifier}</dc:identifier>',
         f"<dc:title>{_text(info.title)}</dc:title>",
@@ -275,7 +279,10 @@ def package_opf(
         + "\n</metadata>\n<manifest>\n"
         + "\n".join(item.xml() for item in items)
         + "\n</manifest>\n<spine>\n"
-        + "\n".join(f'<itemref idref="{idref}"/>' for idref in spine)
+        + "\n".join(
+            f'<itemref idref="{idref}" linear="no"/>' if idref in nonlinear else f'<itemref idref="{idref}"/>'
+            for idref in spine
+        )
         + "\n</spine>\n</package>\n"
     )
 
@@ -297,13 +304,14 @@ def _stored(name: str, compress: int) -> zipfile.ZipInfo:
     return entry
 
 
-def _write_zip(path: Path, texts: Mapping[str, str], files: Mapping[str, Path]) -> None:
-    """The EPUB's zip: ``mimetype`` first and stored, as OCF requires; the texts deflated; the files
-    (audio, cover: compressed already) stored, streamed from disk."""
+def _write_zip(path: Path, texts: Mapping[str, str | bytes], files: Mapping[str, Path]) -> None:
+    """The EPUB's zip: ``mimetype`` first and stored, as OCF requires; the texts (and the source's
+    files) deflated; the files (audio, cover: compressed already) stored, streamed from disk."""
     with zipfile.ZipFile(path, "w") as epub:
         epub.writestr(_stored("mimetype", zipfile.ZIP_STORED), "application/epub+zip")
         for name, text in texts.items():
-            epub.writestr(_stored(name, zipfile.ZIP_DEFLATED), text.encode("utf-8"))
+            data = text.encode("utf-8") if isinstance(text, str) else text
+            epub.writestr(_stored(name, zipfile.ZIP_DEFLATED), data)
         for name, source in files.items():
             # An entry streamed in must be declared ZIP64 before it is written, if it will need it.
             large = source.stat().st_size >= zipfile.ZIP64_LIMIT
@@ -328,7 +336,12 @@ def _chapter_audio(
 
 
 def _unread_item(
-    section: Unread, number: int, language: str, texts: dict[str, str], items: list[_Item], spine: list[str]
+    section: Unread,
+    number: int,
+    language: str,
+    texts: dict[str, str | bytes],
+    items: list[_Item],
+    spine: list[str],
 ) -> tuple[str, str]:
     """Add an unread section's document to the package; its navigation entry."""
     document = f"u{number:03d}.xhtml"
@@ -345,6 +358,63 @@ def _names(number: int) -> Iterator[str]:
     yield f"audio/c{number:03d}.m4a"
 
 
+def _source_text(
+    book: Path | None, book_json: str | Path, rows: Sequence[Row], timeline: Timeline
+) -> SourceText | None:
+    """The source EPUB's own text with the segments wrapped in place, where the plan recorded where
+    its paragraphs stand (book.json's ``sources``); None for any other book."""
+    listed = json.loads(Path(book_json).read_text(encoding="utf-8")).get("sources") or {}
+    if book is None or not listed:
+        return None
+    chapters = []
+    for chapter in timeline.chapters:
+        members = rows[chapter.first_row : chapter.last_row + 1]
+        chapters.append(
+            ChapterText(
+                chapter.number,
+                tuple(row.paragraph for row in members),
+                tuple(row.text for row in members),
+                tuple(span_id(row) for row in members),
+                tuple(listed.get(str(chapter.number), ())),
+            )
+        )
+    return source_text(source_package(book), chapters, "style.css")
+
+
+def _source_items(
+    source: SourceText, overlays: Mapping[int, str], texts: dict[str, str | bytes], items: list[_Item]
+) -> dict[str, str]:
+    """Add the source's documents and files to the package; each document's manifest id."""
+    ids = {}
+    for number, document in enumerate(source.documents, start=1):
+        ids[document.path] = f"d{number:03d}"
+        texts[f"{ROOT}/{document.path}"] = document.xhtml
+        overlay = overlays.get(document.chapter, "") if document.chapter is not None else ""
+        properties = " ".join(sorted(document.properties))
+        items.append(
+            _Item(ids[document.path], quote(document.path), "application/xhtml+xml", properties, overlay)
+        )
+    for number, (path, media_type, data) in enumerate(source.files, start=1):
+        texts[f"{ROOT}/{path}"] = data
+        items.append(_Item(f"f{number:03d}", quote(path), media_type))
+    return ids
+
+
+def _source_spine(
+    source: SourceText, ids: Mapping[str, str], generated: Sequence[tuple[int, str]]
+) -> list[str]:
+    """The source's reading order, each generated chapter (the credits, a chapter not found in the
+    source) before the first source document of a later chapter."""
+    pending = list(generated)
+    spine = []
+    for document in source.documents:
+        if document.chapter is not None:
+            spine += [idref for number, idref in pending if number < document.chapter]
+            pending = [(number, idref) for number, idref in pending if number > document.chapter]
+        spine.append(ids[document.path])
+    return spine + [idref for _, idref in pending]
+
+
 def package_epub(
     master: str | Path,
     catalog_path: str | Path,
@@ -353,16 +423,20 @@ def package_epub(
     pauses: Mapping[str, float],
     settings: PackageSettings,
     threads: int = 1,
+    book: str | Path | None = None,
 ) -> str:
-    """The read-along EPUB 3: a document, a media overlay and an AAC file per chapter, a navigation
-    document, a stylesheet for the highlight and the book's cover, title, authors, language and date."""
+    """The read-along EPUB 3: a media overlay and an AAC file per chapter, a navigation document, a
+    stylesheet for the highlight and the book's cover, title, authors, language and date. From a
+    source EPUB (``book``), its own documents, styles and images, each segment's words wrapped in
+    place; otherwise, or for a chapter not found there, a document made of the catalog's text."""
     master, output = Path(master), Path(output)
     rows, timeline = book_timeline(catalog_path, master, pauses)
+    source = _source_text(Path(book) if book else None, book_json, rows, timeline)
     info = book_info(book_json, settings)
     language = well_formed_tag(info.language) or "und"
     ffmpeg = find_ffmpeg(settings.ffmpeg)
     rate = timeline.rate
-    texts = {"META-INF/container.xml": _CONTAINER, f"{ROOT}/style.css": _STYLE}
+    texts: dict[str, str | bytes] = {"META-INF/container.xml": _CONTAINER, f"{ROOT}/style.css": _STYLE}
     items = [_Item("nav", "nav.xhtml", "application/xhtml+xml", "nav"), _Item("css", "style.css", "text/css")]
     files: dict[str, Path] = {}
     spine: list[str] = []
@@ -377,31 +451,44 @@ def package_epub(
             cover, suffix = _cover(ffmpeg, info.cover, work)
             files[f"{ROOT}/cover{suffix}"] = cover
             items.append(_Item("cover", f"cover{suffix}", COVER_TYPES[suffix], "cover-image"))
-        unread, notes = unread_text(book_json)
+        # The source's own documents show what narrator does not read: no generated sections then.
+        unread, notes = unread_text(book_json) if source is None else ([], {})
         navigation: list[tuple[str, str]] = []
+        overlays: dict[int, str] = {}
+        generated: list[tuple[int, str]] = []
         for chapter in timeline.chapters:
             for number, section in enumerate(unread, start=1):
                 if section.before == chapter.number:
                     navigation.append(_unread_item(section, number, language, texts, items, spine))
             document, smil, audio = _names(chapter.number)
-            chapter_rows = rows[chapter.first_row : chapter.last_row + 1]
-            chapter_notes = notes.get(chapter.number, ())
-            texts[f"{ROOT}/{document}"] = chapter_xhtml(chapter_rows, chapter.title, language, chapter_notes)
+            ids = [f"{kind}{chapter.number:03d}" for kind in ("c", "mo", "a")]
+            held = source.chapter_document(chapter.number) if source is not None else None
+            if held is None:
+                chapter_rows = rows[chapter.first_row : chapter.last_row + 1]
+                chapter_notes = notes.get(chapter.number, ())
+                texts[f"{ROOT}/{document}"] = chapter_xhtml(
+                    chapter_rows, chapter.title, language, chapter_notes
+                )
+                items.append(_Item(ids[0], document, "application/xhtml+xml", overlay=ids[1]))
+                spine.append(ids[0])
+                generated.append((chapter.number, ids[0]))
+            else:
+                document = quote(held)
+                overlays[chapter.number] = ids[1]
             clips = chapter_clips(timeline, chapter)
             texts[f"{ROOT}/{smil}"] = chapter_smil(clips, rows, document, audio, rate)
             files[f"{ROOT}/{audio}"] = work / f"{chapter.number}.m4a"
-            ids = [f"{kind}{chapter.number:03d}" for kind in ("c", "mo", "a")]
-            items += [
-                _Item(ids[0], document, "application/xhtml+xml", overlay=ids[1]),
-                _Item(ids[1], smil, "application/smil+xml"),
-                _Item(ids[2], audio, AUDIO_TYPE),
-            ]
-            spine.append(ids[0])
+            items += [_Item(ids[1], smil, "application/smil+xml"), _Item(ids[2], audio, AUDIO_TYPE)]
             navigation.append((chapter.title, document))
             durations[ids[1]] = clock(chapter.end - chapter.start, rate)
         for number, section in enumerate(unread, start=1):
             if section.before > len(timeline.chapters):
                 navigation.append(_unread_item(section, number, language, texts, items, spine))
+        nonlinear: frozenset[str] = frozenset()
+        if source is not None:
+            document_ids = _source_items(source, overlays, texts, items)
+            spine = _source_spine(source, document_ids, generated)
+            nonlinear = frozenset(document_ids[d.path] for d in source.documents if not d.linear)
         # ffmpeg's AAC encoder uses one CPU: up to ``threads`` chapters are encoded at once.
         with ThreadPoolExecutor(max_workers=max(1, min(threads, usable_cpus()))) as encoders:
             encoded = [
@@ -414,9 +501,25 @@ def package_epub(
                 done.result()
         texts[f"{ROOT}/nav.xhtml"] = nav_xhtml(navigation, language)
         total = clock(timeline.frames, rate)
-        texts[OPF] = package_opf(info, _identifier(catalog_path), language, items, spine, durations, total)
+        texts[OPF] = package_opf(
+            info, _identifier(catalog_path), language, items, spine, durations, total, nonlinear
+        )
         _write_zip(temp, texts, files)
     return (
         f"packaged {output}: EPUB 3, {len(timeline.chapters)} chapters, {len(rows)} segments in sync, "
         f"{timeline.seconds:.1f} s of AAC {settings.m4b_bitrate}, cover {'yes' if info.cover else 'none'}"
+        + ("" if source is None else f"\n{_source_summary(source, timeline)}")
     )
+
+
+def _source_summary(source: SourceText, timeline: Timeline) -> str:
+    titles = {chapter.number: chapter.title for chapter in timeline.chapters}
+    kept = sum(document.chapter is not None for document in source.documents)
+    line = (
+        f"the source EPUB's own text: {kept} chapters wrapped in place, {len(source.documents)} "
+        f"documents kept; {source.found} of {source.paragraphs} paragraphs found"
+    )
+    if source.generated:
+        shown = ", ".join(repr(titles[number]) for number in source.generated)
+        line += f"; generated instead (not all their words found in one document of their own): {shown}"
+    return line

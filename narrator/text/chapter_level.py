@@ -58,6 +58,7 @@ def _joined(parts: Sequence[Chapter], headed: bool) -> Chapter:
     between parts; with ``headed`` each part's title is said as a heading before its text.
     Section ends and unread notes move with their paragraphs."""
     paragraphs: list[str] = []
+    sources: list[tuple[str, str] | None] = []
     ends: set[int] = set()
     notes: list[tuple[int, str]] = []
     for part in parts:
@@ -65,14 +66,17 @@ def _joined(parts: Sequence[Chapter], headed: bool) -> Chapter:
             ends.add(len(paragraphs) - 1)
         if headed:
             paragraphs.append(part.title)
+            sources.append(None)
         ends |= {len(paragraphs) + n for n in part.section_ends}
         notes += [(len(paragraphs) + after, text) for after, text in part.notes]
         paragraphs += part.paragraphs
+        sources += part.sources or [None] * len(part.paragraphs)
     return replace(
         parts[0] if headed else parts[-1],
         paragraphs=tuple(paragraphs),
         section_ends=frozenset(ends),
         notes=tuple(notes),
+        sources=tuple(sources) if any(sources) else (),
     )
 
 
@@ -85,7 +89,9 @@ def without_title_pages(chapters: Sequence[Chapter]) -> list[Chapter]:
     for chapter in chapters:
         said = title_key(" ".join(chapter.paragraphs))
         page = chapter.kind == "body" and said and title_key(chapter.title).endswith(said)
-        kept.append(replace(chapter, paragraphs=(), section_ends=frozenset()) if page else chapter)
+        kept.append(
+            replace(chapter, paragraphs=(), section_ends=frozenset(), sources=()) if page else chapter
+        )
     return kept
 
 
