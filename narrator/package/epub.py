@@ -23,7 +23,7 @@ import tempfile
 import time
 import uuid
 import zipfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -36,7 +36,7 @@ from narrator.core.catalog import Row, read_plan_record
 from narrator.core.cpus import usable_cpus
 from narrator.core.language import well_formed_tag
 from narrator.core.publish import TEMP_MARK, publishing
-from narrator.core.timeline import Chapter, Timeline, book_timeline
+from narrator.core.timeline import Timeline, book_timeline
 from narrator.package.ffmpeg import feed_master, find_ffmpeg, pcm_input, run_ffmpeg
 from narrator.package.m4b import aac_args
 from narrator.package.metadata import BookInfo, PackageSettings, book_info
@@ -89,11 +89,49 @@ class Clip:
     end: int
 
 
-def chapter_clips(timeline: Timeline, chapter: Chapter) -> list[Clip]:
-    """The chapter's clips: each segment's samples, counted from the chapter's start."""
+@dataclass
+class Part:
+    """A stretch of the book with one document, one overlay and one audio file: a chapter, or, in a
+    source EPUB's documents, the segments one document holds (a chapter spread over documents
+    gives several; several short chapters in one document, one). Its audio is samples
+    ``[start, end)`` of the master, from its first segment (its chapter's start, for a chapter's
+    first) to the next part's start, so the parts add up to the master."""
+
+    #: Its overlay's and audio's name: its first chapter's, then -2, -3 for more in that chapter.
+    name: str
+    #: Its document's href inside the publication's folder.
+    document: str
+    first_row: int
+    last_row: int
+    start: int
+    end: int
+
+
+def book_parts(timeline: Timeline, documents: Sequence[str]) -> list[Part]:
+    """The book cut where each row's document (``documents``, by row) changes."""
+    parts: list[Part] = []
+    for chapter in timeline.chapters:
+        within = 0
+        for row in range(chapter.first_row, chapter.last_row + 1):
+            if parts and parts[-1].document == documents[row]:
+                parts[-1].last_row = row
+                continue
+            start = chapter.start if row == chapter.first_row else timeline.spans[row].start
+            if parts:
+                parts[-1].end = start
+            within += 1
+            name = f"c{chapter.number:03d}" + (f"-{within}" if within > 1 else "")
+            parts.append(Part(name, documents[row], row, row, start, start))
+    if parts:
+        parts[-1].end = timeline.chapters[-1].end
+    return parts
+
+
+def part_clips(timeline: Timeline, part: Part) -> list[Clip]:
+    """The part's clips: each segment's samples, counted from the part's start."""
     return [
-        Clip(row, timeline.spans[row].start - chapter.start, timeline.spans[row].end - chapter.start)
-        for row in range(chapter.first_row, chapter.last_row + 1)
+        Clip(row, timeline.spans[row].start - part.start, timeline.spans[row].end - part.start)
+        for row in range(part.first_row, part.last_row + 1)
     ]
 
 
@@ -328,10 +366,10 @@ def _identifier(catalog_path: str | Path) -> str:
     return f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'narrator:source:{source}')}"
 
 
-def _chapter_audio(
-    ffmpeg: str, master: Path, chapter: Chapter, rate: int, settings: PackageSettings, out: Path
+def _part_audio(
+    ffmpeg: str, master: Path, part: Part, rate: int, settings: PackageSettings, out: Path
 ) -> None:
-    feed = partial(feed_master, master=master, start=chapter.start, end=chapter.end)
+    feed = partial(feed_master, master=master, start=part.start, end=part.end)
     run_ffmpeg(ffmpeg, [*pcm_input(rate), "-i", "pipe:0", *aac_args(settings), "-f", "mp4", out], feed)
 
 
@@ -349,13 +387,6 @@ def _unread_item(
     items.append(_Item(f"u{number:03d}", document, "application/xhtml+xml"))
     spine.append(f"u{number:03d}")
     return section.title.strip() or "(untitled)", document
-
-
-def _names(number: int) -> Iterator[str]:
-    """The chapter's document, overlay and audio names (inside ROOT)."""
-    yield f"c{number:03d}.xhtml"
-    yield f"c{number:03d}.smil"
-    yield f"audio/c{number:03d}.m4a"
 
 
 def _source_text(
@@ -382,14 +413,14 @@ def _source_text(
 
 
 def _source_items(
-    source: SourceText, overlays: Mapping[int, str], texts: dict[str, str | bytes], items: list[_Item]
+    source: SourceText, overlays: Mapping[str, str], texts: dict[str, str | bytes], items: list[_Item]
 ) -> dict[str, str]:
     """Add the source's documents and files to the package; each document's manifest id."""
     ids = {}
     for number, document in enumerate(source.documents, start=1):
         ids[document.path] = f"d{number:03d}"
         texts[f"{ROOT}/{document.path}"] = document.xhtml
-        overlay = overlays.get(document.chapter, "") if document.chapter is not None else ""
+        overlay = overlays.get(document.path, "")
         properties = " ".join(sorted(document.properties))
         items.append(
             _Item(ids[document.path], quote(document.path), "application/xhtml+xml", properties, overlay)
@@ -453,34 +484,40 @@ def package_epub(
             items.append(_Item("cover", f"cover{suffix}", COVER_TYPES[suffix], "cover-image"))
         # The source's own documents show what narrator does not read: no generated sections then.
         unread, notes = unread_text(book_json) if source is None else ([], {})
+        placed = source.placed if source is not None else {}
+        documents = [placed.get(span_id(row), f"c{row.chapter:03d}.xhtml") for row in rows]
+        parts = book_parts(timeline, documents)
+        overlays = {part.document: f"mo-{part.name}" for part in parts}
+        for part in parts:
+            smil, audio = f"{part.name}.smil", f"audio/{part.name}.m4a"
+            clips = part_clips(timeline, part)
+            texts[f"{ROOT}/{smil}"] = chapter_smil(clips, rows, quote(part.document), audio, rate)
+            files[f"{ROOT}/{audio}"] = work / f"{part.name}.m4a"
+            items += [
+                _Item(f"mo-{part.name}", smil, "application/smil+xml"),
+                _Item(f"a-{part.name}", audio, AUDIO_TYPE),
+            ]
+            durations[f"mo-{part.name}"] = clock(part.end - part.start, rate)
         navigation: list[tuple[str, str]] = []
-        overlays: dict[int, str] = {}
         generated: list[tuple[int, str]] = []
         for chapter in timeline.chapters:
             for number, section in enumerate(unread, start=1):
                 if section.before == chapter.number:
                     navigation.append(_unread_item(section, number, language, texts, items, spine))
-            document, smil, audio = _names(chapter.number)
-            ids = [f"{kind}{chapter.number:03d}" for kind in ("c", "mo", "a")]
-            held = source.chapter_document(chapter.number) if source is not None else None
-            if held is None:
+            document = documents[chapter.first_row]
+            if span_id(rows[chapter.first_row]) not in placed:
                 chapter_rows = rows[chapter.first_row : chapter.last_row + 1]
                 chapter_notes = notes.get(chapter.number, ())
                 texts[f"{ROOT}/{document}"] = chapter_xhtml(
                     chapter_rows, chapter.title, language, chapter_notes
                 )
-                items.append(_Item(ids[0], document, "application/xhtml+xml", overlay=ids[1]))
-                spine.append(ids[0])
-                generated.append((chapter.number, ids[0]))
+                idref = f"c{chapter.number:03d}"
+                items.append(_Item(idref, document, "application/xhtml+xml", overlay=overlays[document]))
+                spine.append(idref)
+                generated.append((chapter.number, idref))
+                navigation.append((chapter.title, document))
             else:
-                document = quote(held)
-                overlays[chapter.number] = ids[1]
-            clips = chapter_clips(timeline, chapter)
-            texts[f"{ROOT}/{smil}"] = chapter_smil(clips, rows, document, audio, rate)
-            files[f"{ROOT}/{audio}"] = work / f"{chapter.number}.m4a"
-            items += [_Item(ids[1], smil, "application/smil+xml"), _Item(ids[2], audio, AUDIO_TYPE)]
-            navigation.append((chapter.title, document))
-            durations[ids[1]] = clock(chapter.end - chapter.start, rate)
+                navigation.append((chapter.title, f"{quote(document)}#{span_id(rows[chapter.first_row])}"))
         for number, section in enumerate(unread, start=1):
             if section.before > len(timeline.chapters):
                 navigation.append(_unread_item(section, number, language, texts, items, spine))
@@ -492,10 +529,8 @@ def package_epub(
         # ffmpeg's AAC encoder uses one CPU: up to ``threads`` chapters are encoded at once.
         with ThreadPoolExecutor(max_workers=max(1, min(threads, usable_cpus()))) as encoders:
             encoded = [
-                encoders.submit(
-                    _chapter_audio, ffmpeg, master, chapter, rate, settings, work / f"{chapter.number}.m4a"
-                )
-                for chapter in timeline.chapters
+                encoders.submit(_part_audio, ffmpeg, master, part, rate, settings, work / f"{part.name}.m4a")
+                for part in parts
             ]
             for done in encoded:
                 done.result()
@@ -516,10 +551,11 @@ def _source_summary(source: SourceText, timeline: Timeline) -> str:
     titles = {chapter.number: chapter.title for chapter in timeline.chapters}
     kept = sum(document.chapter is not None for document in source.documents)
     line = (
-        f"the source EPUB's own text: {kept} chapters wrapped in place, {len(source.documents)} "
-        f"documents kept; {source.found} of {source.paragraphs} paragraphs found"
+        f"the source EPUB's own text: {len(source.documents)} documents kept, {kept} of them holding "
+        f"segments; {source.found} of {source.paragraphs} paragraphs found, {source.added} titles "
+        "narrator made shown before them"
     )
     if source.generated:
         shown = ", ".join(repr(titles[number]) for number in source.generated)
-        line += f"; generated instead (not all their words found in one document of their own): {shown}"
+        line += f"; shown generated (not every segment found in place): {shown}"
     return line

@@ -39,11 +39,13 @@ _OPENING = frozenset("\"'¿¡«\u2039")
 
 @cache
 def _char_key(char: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKC", char).casefold() if c.isalnum())
+    # Without accents: a title from the contents may drop those its heading has ("ELEVATION").
+    return "".join(c for c in unicodedata.normalize("NFKD", char).casefold() if c.isalnum())
 
 
 def word_key(text: str) -> str:
-    """The letters and digits of ``text``, case-folded: what a segment and its source share."""
+    """The letters and digits of ``text``, case-folded, without accents: what a segment and its
+    source share."""
     return "".join(_char_key(char) for char in text)
 
 
@@ -90,15 +92,18 @@ class TextMap:
 
 def locate(
     mapped: TextMap, root: etree._Element, texts: Sequence[str], elements: Sequence[str | None]
-) -> list[tuple[int, int] | None]:
+) -> tuple[list[tuple[int, int] | None], list[etree._Element | None]]:
     """Each text's range of the key, in order, inside its element (by path; None: anywhere after
-    the one before and before the next one's element); None where it is not there."""
-    known: list[tuple[int, int] | None] = []
+    the one before and before the next one's element), None where it is not there; and, for a
+    text with no element that is not there (a title narrator made), the next text's element, for
+    it to be shown before."""
+    resolved: list[etree._Element | None] = []
     for path in elements:
         found = root.xpath(path) if path else []
-        element = found[0] if found and isinstance(found[0], etree._Element) else None
-        known.append(mapped.ranges.get(element) if element is not None else None)
+        resolved.append(found[0] if found and isinstance(found[0], etree._Element) else None)
+    known = [mapped.ranges.get(element) if element is not None else None for element in resolved]
     ranges: list[tuple[int, int] | None] = []
+    anchors: list[etree._Element | None] = []
     cursor = 0
     for index, text in enumerate(texts):
         key = word_key(text)
@@ -109,10 +114,32 @@ def locate(
         start = mapped.key.find(key, max(cursor, bound[0]), bound[1]) if key else -1
         if start < 0:
             ranges.append(None)
+            later_elements = (element for element in resolved[index + 1 :] if element is not None)
+            anchors.append(next(later_elements, None) if resolved[index] is None else None)
             continue
         ranges.append((start, start + len(key)))
+        anchors.append(None)
         cursor = start + len(key)
-    return ranges
+    return ranges, anchors
+
+
+#: Elements whose children HTML fixes (a list's items, a table's rows): nothing is inserted among them.
+_FIXED_CHILDREN = frozenset(
+    ("ul", "ol", "dl", "table", "thead", "tbody", "tfoot", "tr", "colgroup", "hgroup")
+)
+
+
+def insert_segment(anchor: etree._Element, text: str, ident: str) -> None:
+    """Show a segment the source does not hold (a title narrator made) in an element of its own
+    before ``anchor``, the element of the text read after it."""
+    while (parent := anchor.getparent()) is not None and tag_of(parent) in _FIXED_CHILDREN:
+        anchor = parent
+    namespace = XHTML if anchor.tag.startswith(f"{{{XHTML}}}") else None
+    added = etree.Element(f"{{{namespace}}}div" if namespace else "div", id=ident)
+    added.set("class", "narrator-added")
+    added.text = text
+    added.tail = "\n"
+    anchor.addprevious(added)
 
 
 def _slot(element: etree._Element, tail: bool) -> str:
@@ -241,7 +268,8 @@ def _html5(node: etree._Element, ids: set[str]) -> None:
     if local in _OBSOLETE_ELEMENTS and node.tag.startswith(f"{{{XHTML}}}"):
         node.tag = f"{{{XHTML}}}{_OBSOLETE_ELEMENTS[local]}"
     for name in list(node.attrib):
-        if name in _OBSOLETE_ATTRIBUTES or (name in ("width", "height", "border") and local not in _SIZED):
+        obsolete = name in _OBSOLETE_ATTRIBUTES and not (local == "meta" and name == "charset")
+        if obsolete or (name in ("width", "height", "border") and local not in _SIZED):
             del node.attrib[name]
     if local == "a" and node.get("name") is not None:
         name = node.attrib.pop("name")
@@ -354,6 +382,26 @@ class ChapterText:
     #: book.json's sources for the chapter: each paragraph's [document, element] or None.
     sources: tuple[Sequence[str] | None, ...]
 
+    def places(self) -> list[tuple[str, str | None] | None]:
+        """Each segment's document and element: its paragraph's; for a title, or a paragraph the
+        reader made (a heading it joined), the document of the next paragraph that has one (or of
+        the one before) and no element. None where the chapter has no source at all."""
+        known: list[tuple[str, str | None] | None] = [
+            (str(self.sources[p - 1][0]), str(self.sources[p - 1][1]))
+            if 0 < p <= len(self.sources) and self.sources[p - 1]
+            else None
+            for p in self.paragraphs
+        ]
+        documents = [place[0] if place else None for place in known]
+        for index in range(len(documents) - 2, -1, -1):
+            documents[index] = documents[index] or documents[index + 1]
+        for index in range(1, len(documents)):
+            documents[index] = documents[index] or documents[index - 1]
+        return [
+            place or ((document, None) if document else None)
+            for place, document in zip(known, documents, strict=True)
+        ]
+
 
 @dataclass(frozen=True)
 class SourceDocument:
@@ -362,7 +410,7 @@ class SourceDocument:
     xhtml: str
     properties: frozenset[str]
     linear: bool
-    #: The catalog chapter whose segments it holds; None: shown without audio.
+    #: The first catalog chapter with segments in it; None: it is shown without audio.
     chapter: int | None
 
 
@@ -371,35 +419,110 @@ class SourceText:
     documents: list[SourceDocument]
     #: The source's stylesheets, images and fonts: (path inside the publication's folder, media type, bytes).
     files: list[tuple[str, str, bytes]]
-    #: Paragraphs of the wrapped chapters' found, and of all chapters with a source.
+    #: Each wrapped segment's document (path inside the publication's folder), by id.
+    placed: dict[str, str] = field(default_factory=dict)
+    #: Paragraphs found, of those of all the chapters with a source.
     found: int = 0
     paragraphs: int = 0
+    #: Segments the source does not hold (titles narrator made), shown in an element of their own.
+    added: int = 0
     #: The chapters with a source that are shown generated instead.
     generated: list[int] = field(default_factory=list)
 
-    def chapter_document(self, number: int) -> str | None:
-        return next((d.path for d in self.documents if d.chapter == number), None)
+
+@dataclass
+class _Found:
+    """What was found of one chapter: each segment's document and range of its key."""
+
+    chapter: ChapterText
+    documents: list[str]
+    ranges: list[tuple[int, int] | None]
+    #: For a segment shown before an element rather than found, that element.
+    anchors: list[etree._Element | None]
+
+    def placed(self) -> bool:
+        return all(
+            at is not None or anchor is not None for at, anchor in zip(self.ranges, self.anchors, strict=True)
+        )
 
 
-def _chapter_ranges(
-    chapter: ChapterText, trees: dict[str, etree._Element], maps: dict[str, TextMap]
-) -> tuple[str | None, list[tuple[int, int] | None], int]:
-    """The document holding the chapter, each segment's range in it, and the paragraphs found."""
-    documents = {source[0] for source in chapter.sources if source}
-    if len(documents) != 1 or (document := documents.pop()) not in trees:
-        return None, [None] * len(chapter.texts), 0
-    if document not in maps:
-        maps[document] = TextMap.of(trees[document])
-    elements = [
-        chapter.sources[paragraph - 1][1]
-        if 0 < paragraph <= len(chapter.sources) and chapter.sources[paragraph - 1]
-        else None
-        for paragraph in chapter.paragraphs
-    ]
-    ranges = locate(maps[document], trees[document], chapter.texts, elements)
-    missed = {paragraph for paragraph, found in zip(chapter.paragraphs, ranges, strict=True) if found is None}
-    found = len({paragraph for paragraph in chapter.paragraphs if paragraph > 0} - missed)
-    return document, ranges, found
+def _find(
+    chapters: Sequence[ChapterText], package: SourcePackage, maps: dict[str, TextMap]
+) -> tuple[list[_Found], int, int]:
+    """Each chapter with a source, its segments looked for in their documents (the segments of one
+    document in order, across chapters); and the paragraphs found, of all."""
+    order = {member: index for index, (member, _) in enumerate(package.spine)}
+    wanted: dict[str, list[tuple[_Found, int, str, str | None]]] = {}
+    results = []
+    for chapter in chapters:
+        places = chapter.places() if chapter.sources else []
+        if not places:
+            continue
+        found = _Found(
+            chapter,
+            [place[0] if place else "" for place in places],
+            [None] * len(places),
+            [None] * len(places),
+        )
+        results.append(found)
+        spine = [order.get(document, -1) for document in found.documents]
+        # Its documents in reading order, none of them missing.
+        if min(spine) >= 0 and spine == sorted(spine):
+            for index, (place, text) in enumerate(zip(places, chapter.texts, strict=True)):
+                document, element = place  # type: ignore[misc]
+                wanted.setdefault(document, []).append((found, index, text, element))
+    for document, segments in wanted.items():
+        if document not in maps:
+            maps[document] = TextMap.of(package.trees[document])
+        texts = [text for _, _, text, _ in segments]
+        elements = [element for _, _, _, element in segments]
+        ranges, anchors = locate(maps[document], package.trees[document], texts, elements)
+        for (found, index, _, _), at, anchor in zip(segments, ranges, anchors, strict=True):
+            found.ranges[index] = at
+            found.anchors[index] = anchor
+    located = total = 0
+    for found in results:
+        paragraphs = {p for p in found.chapter.paragraphs if p > 0}
+        missed = {p for p, at in zip(found.chapter.paragraphs, found.ranges, strict=True) if at is None}
+        located += len(paragraphs - missed)
+        total += len(paragraphs)
+    return results, located, total
+
+
+def _placeable(results: Sequence[_Found], package: SourcePackage) -> list[_Found]:
+    """The chapters whose every segment was found, and whose documents each hold one run of the
+    book's segments (an overlay plays one stretch of audio) and no id of theirs already."""
+    placed = [found for found in results if found.placed()]
+    while True:
+        runs: dict[str, int] = {}
+        previous = None
+        placed_numbers = {found.chapter.number for found in placed}
+        for found in results:
+            keyed = (
+                found.documents if found.chapter.number in placed_numbers else [f"#{found.chapter.number}"]
+            )
+            for document in keyed:
+                if document != previous:
+                    runs[document] = runs.get(document, 0) + 1
+                previous = document
+        held: dict[str, set[str]] = {}
+        for found in placed:
+            for document, ident in zip(found.documents, found.chapter.ids, strict=True):
+                held.setdefault(document, set()).add(ident)
+        clashing = {
+            document
+            for document, idents in held.items()
+            if any(
+                node.get("id") in idents
+                for node in package.trees[document].iter()
+                if isinstance(node.tag, str)
+            )
+        }
+        wrong = {document for document, count in runs.items() if count > 1} | clashing
+        kept = [found for found in placed if not wrong & set(found.documents)]
+        if len(kept) == len(placed):
+            return kept
+        placed = kept
 
 
 def _xhtml_name(member: str) -> str:
@@ -410,33 +533,14 @@ def _xhtml_name(member: str) -> str:
 
 
 def source_text(package: SourcePackage, chapters: Sequence[ChapterText], stylesheet: str) -> SourceText:
-    """The source's documents with each chapter's segments wrapped in place where every one is
-    found, one chapter to a document; and its files. ``stylesheet``: the highlight's, in the
-    publication's folder."""
+    """The source's documents with the segments of each chapter wrapped in place where every one
+    is found; and its files. ``stylesheet``: the highlight's, in the publication's folder."""
     maps: dict[str, TextMap] = {}
-    claimed: dict[str, list[tuple[ChapterText, list[tuple[int, int] | None]]]] = {}
-    result = SourceText([], [])
-    for chapter in chapters:
-        if not chapter.sources:
-            continue
-        document, ranges, found = _chapter_ranges(chapter, package.trees, maps)
-        result.found += found
-        result.paragraphs += sum(1 for paragraph in set(chapter.paragraphs) if paragraph > 0)
-        if document is not None and all(ranges):
-            claimed.setdefault(document, []).append((chapter, ranges))
-        else:
-            result.generated.append(chapter.number)
-    held: dict[str, int] = {}
-    for document, found_chapters in claimed.items():
-        taken = {node.get("id") for node in package.trees[document].iter() if isinstance(node.tag, str)}
-        ours = [ident for chapter, _ in found_chapters for ident in chapter.ids]
-        if len(found_chapters) > 1 or taken & set(ours):
-            result.generated += [chapter.number for chapter, _ in found_chapters]
-            continue
-        chapter, ranges = found_chapters[0]
-        wrap_segments(maps[document], [found for found in ranges if found], chapter.ids)
-        held[document] = chapter.number
-    result.generated.sort()
+    results, found, paragraphs = _find(chapters, package, maps)
+    placed = _placeable(results, package)
+    numbers = {item.chapter.number for item in placed}
+    result = SourceText([], [], found=found, paragraphs=paragraphs)
+    result.generated = [item.chapter.number for item in results if item.chapter.number not in numbers]
     # EPUB 3 wants content documents named .xhtml: "ch1.htm.html" becomes "ch1.xhtml".
     renamed: dict[str, str] = {}
     for member, _ in package.spine:
@@ -444,12 +548,28 @@ def source_text(package: SourcePackage, chapters: Sequence[ChapterText], stylesh
         while name in renamed.values():  # "a.htm" and "a.html" both there
             name = f"{name.removesuffix('.xhtml')}-.xhtml"
         renamed[member] = name
+    first: dict[str, int] = {}
+    wrapped: dict[str, list[tuple[tuple[int, int], str]]] = {}
+    for item in placed:
+        segments = zip(
+            item.documents, item.ranges, item.anchors, item.chapter.texts, item.chapter.ids, strict=True
+        )
+        for document, at, anchor, text, ident in segments:
+            first.setdefault(document, item.chapter.number)
+            if at is not None:
+                wrapped.setdefault(document, []).append((at, ident))
+            elif anchor is not None:
+                insert_segment(anchor, text, ident)
+                result.added += 1
+            result.placed[ident] = f"{FOLDER}/{renamed[document]}"
+    for document, segments in wrapped.items():
+        wrap_segments(maps[document], [at for at, _ in segments], [ident for _, ident in segments])
     for member, linear in package.spine:
         path = f"{FOLDER}/{renamed[member]}"
         title = member.rsplit("/", 1)[-1]
         relink = relinked(member, renamed)
         xhtml, properties = as_xhtml5(package.trees[member], title, relative(path, stylesheet), relink)
-        result.documents.append(SourceDocument(path, xhtml, frozenset(properties), linear, held.get(member)))
+        result.documents.append(SourceDocument(path, xhtml, frozenset(properties), linear, first.get(member)))
     result.files = [
         (f"{FOLDER}/{item.path}", item.media_type, item.data)
         for item in package.items
