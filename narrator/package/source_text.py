@@ -28,7 +28,10 @@ from narrator.text.readers.xhtml import BLOCK_TAGS, tag_of, unspoken
 
 XHTML = "http://www.w3.org/1999/xhtml"
 OPS = "http://www.idpf.org/2007/ops"
+_XML = "http://www.w3.org/XML/1998/namespace"
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+#: The prefixes a document read as HTML leaves in attribute names.
+_PREFIXES = {"epub": OPS, "xml": _XML, "xlink": "http://www.w3.org/1999/xlink"}
 #: Elements HTML never lets hold anything: nothing is split at them.
 _VOID = frozenset(
     ("area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr")
@@ -117,15 +120,46 @@ def locate(
             later_elements = (element for element in resolved[index + 1 :] if element is not None)
             anchors.append(next(later_elements, None) if resolved[index] is None else None)
             continue
+        if not _wrappable(mapped.places[start], mapped.places[start + len(key) - 1]):
+            ranges.append(None)
+            anchors.append(None)
+            continue
         ranges.append((start, start + len(key)))
         anchors.append(None)
         cursor = start + len(key)
     return ranges, anchors
 
 
+def _container(place: _Point) -> etree._Element:
+    element, tail, _ = place
+    return element.getparent() if tail else element
+
+
+def _wrappable(first: _Point, last: _Point) -> bool:
+    """Whether one element can hold the text from ``first`` to ``last`` where it stands: not across
+    a table's cells or a list's items, nor across blocks inside a paragraph or a heading."""
+    start, end = _container(first), _container(last)
+    above_start = [start, *start.iterancestors()]
+    above_end = [end, *end.iterancestors()]
+    top = next(node for node in above_end if node in set(above_start))
+    if tag_of(top) in _FIXED_CHILDREN:
+        return False
+    between = above_start[: above_start.index(top)] + above_end[: above_end.index(top)]
+    return not (tag_of(top) in _PHRASING and any(tag_of(node) in BLOCK_TAGS for node in between))
+
+
 #: Elements whose children HTML fixes (a list's items, a table's rows): nothing is inserted among them.
 _FIXED_CHILDREN = frozenset(
     ("ul", "ol", "dl", "table", "thead", "tbody", "tfoot", "tr", "colgroup", "hgroup")
+)
+
+
+#: Elements that hold phrasing content only: a wrapper of blocks cannot go in them.
+_PHRASING = frozenset(
+    (
+        *("p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "span", "a", "em", "strong", "i", "b", "small"),
+        *("sub", "sup", "code", "cite", "q", "abbr", "dt", "legend", "summary", "label", "caption"),
+    )
 )
 
 
@@ -249,6 +283,7 @@ _OBSOLETE_ATTRIBUTES = frozenset(
         *("language", "charset", "rev", "longdesc", "scheme", "profile", "version"),
     )
 )
+_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 #: Where width and height still mean something; elsewhere they are HTML 4's.
 _SIZED = frozenset(("img", "video", "canvas", "iframe", "embed", "object", "source", "svg", "image"))
 #: HTML 4 elements HTML5 dropped, as the element that keeps their text.
@@ -267,6 +302,15 @@ def _html5(node: etree._Element, ids: set[str]) -> None:
     local = tag_of(node)
     if local in _OBSOLETE_ELEMENTS and node.tag.startswith(f"{{{XHTML}}}"):
         node.tag = f"{{{XHTML}}}{_OBSOLETE_ELEMENTS[local]}"
+    # HTML since 2022 lets <hgroup> hold a <p> (Standard Ebooks' titles); EPUBCheck's schema does not.
+    if local == "hgroup" and any(tag_of(child) not in _HEADINGS for child in node.iterchildren("*")):
+        node.tag = f"{{{XHTML}}}header"
+    for name in [name for name in node.attrib if ":" in name and not name.startswith("{")]:
+        # Read as HTML, a prefixed attribute is a plain name: give it back its namespace.
+        prefix, _, rest = name.partition(":")
+        value = node.attrib.pop(name)
+        if prefix in _PREFIXES:
+            node.set(f"{{{_PREFIXES[prefix]}}}{rest}", value)
     for name in list(node.attrib):
         obsolete = name in _OBSOLETE_ATTRIBUTES and not (local == "meta" and name == "charset")
         if obsolete or (name in ("width", "height", "border") and local not in _SIZED):
@@ -285,9 +329,9 @@ def as_xhtml5(
     obsolete elements and attributes, ``<a name>`` as an id), its links to the source's documents
     passed through ``relink``, linking the highlight's stylesheet; and the manifest properties it needs."""
     html = etree.Element(f"{{{XHTML}}}html", nsmap={None: XHTML, "epub": OPS})
-    for name, value in root.attrib.items():
-        if name not in _OBSOLETE_ATTRIBUTES:
-            html.set(name, value)
+    _html5(root, set())
+    # Read as HTML, the namespace declaration is a plain attribute.
+    html.attrib.update({name: value for name, value in root.attrib.items() if name != "xmlns"})
     html.text = root.text
     for child in list(root):
         html.append(child)
@@ -318,6 +362,9 @@ def as_xhtml5(
     properties = {name for name in ("svg", "mathml") if name.replace("mathml", "math") in local_names}
     if "script" in local_names:
         properties.add("scripted")
+    embedded = (node.get("src", "") for node in html.iter("*"))
+    if any(source.startswith(("http://", "https://")) for source in embedded):
+        properties.add("remote-resources")
     body = etree.tostring(html, encoding="unicode")
     return f'<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html>\n{body}\n', properties
 
