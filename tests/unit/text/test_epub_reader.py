@@ -124,6 +124,15 @@ def _body(book: Book) -> list[Chapter]:
 # --- the real Gutenberg book -----------------------------------------------------------------------
 
 
+def test_every_paragraph_of_alice_knows_the_element_it_came_from(alice: Book) -> None:
+    trees = epub.source_package(alice_path()).trees
+    paragraphs = [(p, s) for c in _body(alice) for p, s in zip(c.paragraphs, c.sources, strict=True)]
+    assert len(paragraphs) == 790 and all(source for _, source in paragraphs)
+    for paragraph, (document, element) in paragraphs:
+        held = " ".join("".join(trees[document].xpath(element)[0].itertext()).split())
+        assert " ".join(paragraph.split()) in held, (paragraph, held)
+
+
 def test_alice_body_is_its_twelve_chapters_titled_as_in_its_toc(alice: Book) -> None:
     assert [c.title for c in _body(alice)] == ALICE_TOC
     assert alice.chapters[0].kind == "front" and alice.chapters[-1].kind == "back"
