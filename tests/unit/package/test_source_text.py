@@ -42,6 +42,18 @@ def _wrapped(body: str, texts: list[str]) -> etree._Element:
     return root
 
 
+def _located(body: str, texts: list[str], tags: list[str | None]):
+    """The page, its text map, and each text's range and anchor, found in the first element of its
+    tag (None: no element, as a title narrator made)."""
+    root = parse_xhtml(PAGE.format(body=body).encode())
+    paths = [
+        root.getroottree().getpath(root.xpath(f"//*[local-name()='{tag}']")[0]) if tag else None
+        for tag in tags
+    ]
+    mapped = TextMap.of(root)
+    return root, mapped, *locate(mapped, root, texts, paths)
+
+
 def _words(root: etree._Element, ident: str) -> str:
     return " ".join("".join(root.xpath(f"//*[@id='{ident}']")[0].itertext()).split())
 
@@ -72,12 +84,8 @@ def test_each_segment_is_wrapped_where_it_stands_splitting_the_inline_elements_i
 
 def test_a_title_spread_over_a_heading_and_its_line_break_is_one_wrapper() -> None:
     body = "<div><h2><a id='chap01'/>CHAPTER I.<br/>Down the Rabbit-Hole</h2><p>Alice was tired.</p></div>"
-    root = parse_xhtml(PAGE.format(body=body).encode())
-    mapped = TextMap.of(root)
-    paragraph = root.getroottree().getpath(root.xpath("//*[local-name()='p']")[0])
-    ranges, _ = locate(
-        mapped, root, ["CHAPTER I. Down the Rabbit-Hole", "Alice was tired."], [None, paragraph]
-    )
+    texts = ["CHAPTER I. Down the Rabbit-Hole", "Alice was tired."]
+    root, mapped, ranges, _ = _located(body, texts, [None, "p"])
     wrap_segments(mapped, ranges, ["s1", "s2"])
     title = root.xpath("//*[@id='s1']")[0]
     assert title.getparent().tag.endswith("h2") and _words(root, "s1") == "CHAPTER I.Down the Rabbit-Hole"
@@ -86,21 +94,15 @@ def test_a_title_spread_over_a_heading_and_its_line_break_is_one_wrapper() -> No
 
 
 def test_a_segment_is_searched_only_in_its_paragraphs_element() -> None:
-    body = "<p>Yes.</p><p>No. Yes.</p>"
-    root = parse_xhtml(PAGE.format(body=body).encode())
-    mapped = TextMap.of(root)
-    second = root.getroottree().getpath(root.xpath("//*[local-name()='p']")[1])
-    ranges, _ = locate(mapped, root, ["Yes."], [second])
+    body = "<p>Yes.</p><div>No. Yes.</div>"
+    *_, ranges, _ = _located(body, ["Yes."], ["div"])
     # The "Yes." of the second paragraph, not the first one's.
     assert ranges == [(5, 8)]
 
 
 def test_a_title_narrator_made_is_shown_before_the_text_read_after_it() -> None:
     body = "<h2>II</h2><ul><li>First line.</li></ul>"
-    root = parse_xhtml(PAGE.format(body=body).encode())
-    mapped = TextMap.of(root)
-    item = root.getroottree().getpath(root.xpath("//*[local-name()='li']")[0])
-    ranges, anchors = locate(mapped, root, ["Chapitre II", "First line."], [None, item])
+    root, _, ranges, anchors = _located(body, ["Chapitre II", "First line."], [None, "li"])
     assert ranges[0] is None and anchors[0] is not None and ranges[1] is not None
     insert_segment(anchors[0], "Chapitre II", "s1")
     added = root.xpath("//*[@id='s1']")[0]
@@ -110,10 +112,7 @@ def test_a_title_narrator_made_is_shown_before_the_text_read_after_it() -> None:
 
 def test_a_segment_across_table_cells_is_not_wrapped() -> None:
     body = "<table><tr><td>Atlanta</td><td>Georgia</td></tr></table>"
-    root = parse_xhtml(PAGE.format(body=body).encode())
-    mapped = TextMap.of(root)
-    row = root.getroottree().getpath(root.xpath("//*[local-name()='tr']")[0])
-    ranges, _ = locate(mapped, root, ["Atlanta Georgia"], [row])
+    *_, ranges, _ = _located(body, ["Atlanta Georgia"], ["tr"])
     assert ranges == [None]
 
 
