@@ -62,6 +62,8 @@ class Overlay:
     """One spine document's media overlay."""
 
     document: str
+    #: The SMIL document (its path in the zip).
+    smil: str
     #: The audio its clips play (its path in the zip).
     audio: str
     #: The package's media:duration for this overlay, in seconds.
@@ -142,7 +144,9 @@ def read_publication(path: str | Path) -> Publication:
                     raise UserError(
                         f"{path}: {smil_path} plays {len(audios)} audio files, not its chapter's one"
                     )
-                overlays.append(Overlay(document, audios.pop(), durations[overlay_id], tuple(clips)))
+                overlays.append(
+                    Overlay(document, smil_path, audios.pop(), durations[overlay_id], tuple(clips))
+                )
             return Publication(tuple(overlays), durations[""])
     except (zipfile.BadZipFile, KeyError, ValueError, ElementTree.ParseError, etree.XMLSyntaxError) as error:
         raise UserError(f"{path}: not a read-along EPUB ({type(error).__name__}: {error})") from None
