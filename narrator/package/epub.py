@@ -1,17 +1,18 @@
 """The read-along EPUB: an EPUB 3 whose text is highlighted, segment by segment, as its audio plays.
 
-Each chapter is one XHTML document of the book's own words (the catalog's ``text``, one ``<span>``
-per segment inside its paragraph; the title segments in the heading), one SMIL media overlay that
-points each span to its clip, and the chapter's audio: AAC in MP4 (a core media type of EPUB 3),
-cut from the master at the timeline's sample offsets and encoded as the M4B is. Nothing is aligned
-or measured: every clip is the timeline's own samples, written to the microsecond (under half a
-sample at any rate the engines make, so ``round(seconds * rate)`` gives the sample back).
+From a source EPUB, the text is the book's own pages, each segment's words wrapped in place
+(narrator/package/source_text.py); otherwise, and for a chapter not found there, each chapter is one
+XHTML document of the book's words (the catalog's ``text``, one ``<span>`` per segment inside its
+paragraph; the title segments in the heading). Each document holding segments has one SMIL media
+overlay that points each segment to its clip, and its audio: AAC in MP4 (a core media type of
+EPUB 3), cut from the master at the timeline's sample offsets and encoded as the M4B is. Nothing is
+aligned or measured: every clip is the timeline's own samples, written to the microsecond (under
+half a sample at any rate the engines make, so ``round(seconds * rate)`` gives the sample back).
 
 Each clip is its segment's speech alone: it begins on the segment's first sample and ends after its
-last (``clipEnd`` is exclusive), in reading order, so the gaps between clips are the pauses. A
-chapter's audio still holds everything from its start to the next chapter's (pauses and, in the
-first, the lead pad), so the chapters add up to the master.
-"""
+last (``clipEnd`` is exclusive), in reading order, so the gaps between clips are the pauses. The
+audio is cut where the document changes (book_parts): each file still holds everything from its
+start to the next one's (pauses and, in the first, the lead pad), so the files add up to the master."""
 
 from __future__ import annotations
 

@@ -7,10 +7,10 @@ paragraph's element by its letters and digits alone, in order: punctuation, quot
 the markup around them may differ, and what the reader never reads (a page number, a note marker)
 is no part of the text searched. Each segment's range is then wrapped in one element with its id,
 splitting the inline elements (``<i>``, ``<a>``) it starts or ends inside, so that the element holds
-exactly that segment's words. A chapter whose segments are not all found, or that shares its
-document with another chapter or spreads over several, is not wrapped: the read-along EPUB shows
-it as a generated document instead.
-"""
+exactly that segment's words; a title narrator made, which the source does not hold, is shown in an
+element of its own before the text read after it. A chapter with a segment that is neither, or that
+no one element can hold where it stands, is not wrapped: the read-along EPUB shows it as a
+generated document instead."""
 
 from __future__ import annotations
 
@@ -79,8 +79,9 @@ class TextMap:
 
         def walk(element: etree._Element) -> None:
             start = len(keys)
-            # A note is not read whatever ``notes`` says: a note read is its own paragraph.
-            if not unspoken(element, drop_notes=True):
+            # Notes stay in: with ``notes: read`` they are segments of their own; with ``drop``
+            # they stand between paragraphs, outside every segment.
+            if not unspoken(element, drop_notes=False):
                 add(element, False, element.text)
                 for child in element:
                     if isinstance(child.tag, str):
