@@ -4,7 +4,7 @@ segments in place, and what EPUBCheck and the overlay check say.
 Each book is planned as narrator plans it (espeak settings, credits on), every segment given a
 short tone for its WAV, assembled and packaged; the figures are the packaging log's and the checks'.
 
-    python bench/readalong_epub.py tests/data/books/alice-in-wonderland-pg11.epub [more.epub ...]
+    python bench/readalong_epub.py [--notes=read] tests/data/books/alice-in-wonderland-pg11.epub [...]
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ def tone(sequence: int, chars: int) -> np.ndarray:
     return (0.1 * np.sin(2 * np.pi * (200 + sequence % 50) * t)).astype(np.float32)
 
 
-def packaged(book: Path, folder: Path) -> tuple[Path, Path, str]:
+def packaged(book: Path, folder: Path, notes: str = "drop") -> tuple[Path, Path, str]:
     catalog = folder / "catalog.tsv"
-    settings = PlanSettings("espeak", EspeakOptions(), 400, credits=True)
+    settings = PlanSettings("espeak", EspeakOptions(), 400, notes=notes, credits=True)
     write_plan(book, catalog, folder / "book.json", settings)
     rows = []
     for row in read_catalog(catalog):
@@ -70,17 +70,18 @@ def packaged(book: Path, folder: Path) -> tuple[Path, Path, str]:
     return output, catalog, log
 
 
-def main(books: list[str]) -> None:
-    for book in map(Path, books):
+def main(arguments: list[str]) -> None:
+    notes = "read" if "--notes=read" in arguments else "drop"
+    for book in (Path(argument) for argument in arguments if argument != "--notes=read"):
         with tempfile.TemporaryDirectory() as work:
             started = time.perf_counter()
-            output, catalog, log = packaged(book, Path(work))
+            output, catalog, log = packaged(book, Path(work), notes)
             seconds = time.perf_counter() - started
             rows = read_catalog(catalog)
             master_frames = sf.info(Path(work) / "book.wav").frames
             results = check_epub(find_ffmpeg("auto"), output, rows, master_frames, RATE)
             failed = [r for r in results if not r.passed]
-            print(f"{book.name}: planned and packaged in {seconds:.1f} s")
+            print(f"{book.name} (notes: {notes}): planned and packaged in {seconds:.1f} s")
             print("  " + log.splitlines()[-1])
             for result in results:
                 if result.rule in ("EPUBCheck", "clip targets exist", "clip texts hold their words"):
