@@ -1,6 +1,6 @@
 """A read-along EPUB opened in headless Chromium, as a reading system's web view would: every spine
 document parsed as XHTML, every overlay as XML, every ``<text>`` target looked up in the document
-Chromium parsed, and every chapter's audio decoded, its duration against the package's
+Chromium parsed, and every overlay's audio decoded, its duration against the package's
 ``media:duration``. Prints one line of counts per EPUB; Chromium (Debian's ``chromium``) and
 Playwright (the test extra) must be installed.
 
@@ -51,7 +51,7 @@ def measure(page: Page, epub: Path) -> str:
             page.goto((work / overlay.document).as_uri())
             targets = [clip.target for clip in overlay.clips]
             missing += page.evaluate("ids => ids.filter(id => !document.getElementById(id)).length", targets)
-            smil = (work / overlay.document).with_suffix(".smil").read_text(encoding="utf-8")
+            smil = (work / overlay.smil).read_text(encoding="utf-8")
             unparsed += page.evaluate(_PARSE_ERRORS, smil) > 0
             duration = page.evaluate(_DURATION, (work / overlay.audio).as_uri())
             if duration < 0:

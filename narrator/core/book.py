@@ -35,6 +35,9 @@ class Chapter:
     #: The notes and captions ``notes: drop`` left unread: (the paragraph, 1-based, they follow; 0
     #: before the first), text. Shown, not read, in the read-along EPUB.
     notes: tuple[tuple[int, str], ...] = ()
+    #: Where each paragraph stands in a source EPUB, (spine document, element path) or None, for
+    #: the read-along EPUB to wrap its words in place; empty for other formats.
+    sources: tuple[tuple[str, str] | None, ...] = ()
 
 
 def joined(parts: Sequence[Chapter], headed: bool) -> Chapter:
@@ -42,6 +45,7 @@ def joined(parts: Sequence[Chapter], headed: bool) -> Chapter:
     between parts; with ``headed`` each part's title is said as a heading before its text.
     Section ends and unread notes move with their paragraphs."""
     paragraphs: list[str] = []
+    sources: list[tuple[str, str] | None] = []
     ends: set[int] = set()
     notes: list[tuple[int, str]] = []
     for part in parts:
@@ -49,14 +53,17 @@ def joined(parts: Sequence[Chapter], headed: bool) -> Chapter:
             ends.add(len(paragraphs) - 1)
         if headed and part.title:
             paragraphs.append(part.title)
+            sources.append(None)
         ends |= {len(paragraphs) + n for n in part.section_ends}
         notes += [(len(paragraphs) + after, text) for after, text in part.notes]
         paragraphs += part.paragraphs
+        sources += part.sources or [None] * len(part.paragraphs)
     return replace(
         parts[0] if headed else parts[-1],
         paragraphs=tuple(paragraphs),
         section_ends=frozenset(ends),
         notes=tuple(notes),
+        sources=tuple(sources) if any(sources) else (),
     )
 
 

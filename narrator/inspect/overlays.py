@@ -9,11 +9,16 @@ import re
 import shutil
 import subprocess
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote
 from xml.etree import ElementTree
 
+from lxml import etree
+
 from narrator.core.errors import UserError
+from narrator.text.readers.xhtml import parse_xhtml, unspoken
 
 _NS = {
     "opf": "http://www.idpf.org/2007/opf",
@@ -45,7 +50,8 @@ def seconds(value: str) -> float:
 class OverlayClip:
     #: The id of the element the clip highlights.
     target: str
-    #: That element's words, whitespace folded (a line break as a space); None when it is missing.
+    #: That element's words as a reader reads them (no page number or note marker), whitespace
+    #: folded (a line break as a space); None when it is missing.
     words: str | None
     begin: float
     end: float
@@ -56,6 +62,8 @@ class Overlay:
     """One spine document's media overlay."""
 
     document: str
+    #: The SMIL document (its path in the zip).
+    smil: str
     #: The audio its clips play (its path in the zip).
     audio: str
     #: The package's media:duration for this overlay, in seconds.
@@ -74,14 +82,29 @@ def folded(text: str) -> str:
     return " ".join(text.split())
 
 
+def _read_text(element: etree._Element) -> Iterator[str]:
+    """The element's text a reader reads: not a page number, a note marker or a note it holds."""
+    if unspoken(element, drop_notes=True):
+        return
+    yield element.text or ""
+    for child in element:
+        if isinstance(child.tag, str):
+            yield from _read_text(child)
+        yield child.tail or ""
+
+
 def _words_by_id(document: bytes) -> dict[str, str]:
-    root = ElementTree.fromstring(document)
+    root = parse_xhtml(document)
     # Each piece of text on its own, so that the words on either side of a <br/> stay apart.
-    return {element.get("id", ""): folded(" ".join(element.itertext())) for element in root.iter()}
+    return {
+        element.get("id", ""): folded(" ".join(_read_text(element)))
+        for element in root.iter()
+        if isinstance(element.tag, str)
+    }
 
 
 def _resolve(base: str, href: str) -> str:
-    return posixpath.normpath(posixpath.join(posixpath.dirname(base), href))
+    return posixpath.normpath(posixpath.join(posixpath.dirname(base), unquote(href)))
 
 
 def read_publication(path: str | Path) -> Publication:
@@ -121,9 +144,11 @@ def read_publication(path: str | Path) -> Publication:
                     raise UserError(
                         f"{path}: {smil_path} plays {len(audios)} audio files, not its chapter's one"
                     )
-                overlays.append(Overlay(document, audios.pop(), durations[overlay_id], tuple(clips)))
+                overlays.append(
+                    Overlay(document, smil_path, audios.pop(), durations[overlay_id], tuple(clips))
+                )
             return Publication(tuple(overlays), durations[""])
-    except (zipfile.BadZipFile, KeyError, ValueError, ElementTree.ParseError) as error:
+    except (zipfile.BadZipFile, KeyError, ValueError, ElementTree.ParseError, etree.XMLSyntaxError) as error:
         raise UserError(f"{path}: not a read-along EPUB ({type(error).__name__}: {error})") from None
 
 

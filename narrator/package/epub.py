@@ -1,17 +1,18 @@
 """The read-along EPUB: an EPUB 3 whose text is highlighted, segment by segment, as its audio plays.
 
-Each chapter is one XHTML document of the book's own words (the catalog's ``text``, one ``<span>``
-per segment inside its paragraph; the title segments in the heading), one SMIL media overlay that
-points each span to its clip, and the chapter's audio: AAC in MP4 (a core media type of EPUB 3),
-cut from the master at the timeline's sample offsets and encoded as the M4B is. Nothing is aligned
-or measured: every clip is the timeline's own samples, written to the microsecond (under half a
-sample at any rate the engines make, so ``round(seconds * rate)`` gives the sample back).
+From a source EPUB, the text is the book's own pages, each segment's words wrapped in place
+(narrator/package/source_text.py); otherwise, and for a chapter not found there, each chapter is one
+XHTML document of the book's words (the catalog's ``text``, one ``<span>`` per segment inside its
+paragraph; the title segments in the heading). Each document holding segments has one SMIL media
+overlay that points each segment to its clip, and its audio: AAC in MP4 (a core media type of
+EPUB 3), cut from the master at the timeline's sample offsets and encoded as the M4B is. Nothing is
+aligned or measured: every clip is the timeline's own samples, written to the microsecond (under
+half a sample at any rate the engines make, so ``round(seconds * rate)`` gives the sample back).
 
 Each clip is its segment's speech alone: it begins on the segment's first sample and ends after its
-last (``clipEnd`` is exclusive), in reading order, so the gaps between clips are the pauses. A
-chapter's audio still holds everything from its start to the next chapter's (pauses and, in the
-first, the lead pad), so the chapters add up to the master.
-"""
+last (``clipEnd`` is exclusive), in reading order, so the gaps between clips are the pauses. The
+audio is cut where the document changes (book_parts): each file still holds everything from its
+start to the next one's (pauses and, in the first, the lead pad), so the files add up to the master."""
 
 from __future__ import annotations
 
@@ -23,22 +24,25 @@ import tempfile
 import time
 import uuid
 import zipfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
 
 from narrator.core.catalog import Row, read_plan_record
 from narrator.core.cpus import usable_cpus
 from narrator.core.language import well_formed_tag
 from narrator.core.publish import TEMP_MARK, publishing
-from narrator.core.timeline import Chapter, Timeline, book_timeline
+from narrator.core.timeline import Timeline, book_timeline
 from narrator.package.ffmpeg import feed_master, find_ffmpeg, pcm_input, run_ffmpeg
 from narrator.package.m4b import aac_args
 from narrator.package.metadata import BookInfo, PackageSettings, book_info
+from narrator.package.source_text import ChapterText, SourceText, source_text
+from narrator.text.readers.epub import source_package
 
 #: The class a reading system gives the element whose audio is playing (the package's
 #: media:active-class); the stylesheet highlights it.
@@ -86,11 +90,49 @@ class Clip:
     end: int
 
 
-def chapter_clips(timeline: Timeline, chapter: Chapter) -> list[Clip]:
-    """The chapter's clips: each segment's samples, counted from the chapter's start."""
+@dataclass
+class Part:
+    """A stretch of the book with one document, one overlay and one audio file: a chapter, or, in a
+    source EPUB's documents, the segments one document holds (a chapter spread over documents
+    gives several; several short chapters in one document, one). Its audio is samples
+    ``[start, end)`` of the master, from its first segment (its chapter's start, for a chapter's
+    first) to the next part's start, so the parts add up to the master."""
+
+    #: Its overlay's and audio's name: its first chapter's, then -2, -3 for more in that chapter.
+    name: str
+    #: Its document's href inside the publication's folder.
+    document: str
+    first_row: int
+    last_row: int
+    start: int
+    end: int
+
+
+def book_parts(timeline: Timeline, documents: Sequence[str]) -> list[Part]:
+    """The book cut where each row's document (``documents``, by row) changes."""
+    parts: list[Part] = []
+    for chapter in timeline.chapters:
+        within = 0
+        for row in range(chapter.first_row, chapter.last_row + 1):
+            if parts and parts[-1].document == documents[row]:
+                parts[-1].last_row = row
+                continue
+            start = chapter.start if row == chapter.first_row else timeline.spans[row].start
+            if parts:
+                parts[-1].end = start
+            within += 1
+            name = f"c{chapter.number:03d}" + (f"-{within}" if within > 1 else "")
+            parts.append(Part(name, documents[row], row, row, start, start))
+    if parts:
+        parts[-1].end = timeline.chapters[-1].end
+    return parts
+
+
+def part_clips(timeline: Timeline, part: Part) -> list[Clip]:
+    """The part's clips: each segment's samples, counted from the part's start."""
     return [
-        Clip(row, timeline.spans[row].start - chapter.start, timeline.spans[row].end - chapter.start)
-        for row in range(chapter.first_row, chapter.last_row + 1)
+        Clip(row, timeline.spans[row].start - part.start, timeline.spans[row].end - part.start)
+        for row in range(part.first_row, part.last_row + 1)
     ]
 
 
@@ -249,9 +291,10 @@ def package_opf(
     spine: Sequence[str],
     durations: Mapping[str, str],
     total: str,
+    nonlinear: frozenset[str] = frozenset(),
 ) -> str:
     """The package document: the book's metadata, every overlay's duration and the total, the
-    highlight's class, the manifest and the spine."""
+    highlight's class, the manifest and the spine (``nonlinear``: its items outside the reading order)."""
     metadata = [
         f'<dc:identifier id="book-id">{identifier}</dc:identifier>',
         f"<dc:title>{_text(info.title)}</dc:title>",
@@ -275,7 +318,10 @@ def package_opf(
         + "\n</metadata>\n<manifest>\n"
         + "\n".join(item.xml() for item in items)
         + "\n</manifest>\n<spine>\n"
-        + "\n".join(f'<itemref idref="{idref}"/>' for idref in spine)
+        + "\n".join(
+            f'<itemref idref="{idref}" linear="no"/>' if idref in nonlinear else f'<itemref idref="{idref}"/>'
+            for idref in spine
+        )
         + "\n</spine>\n</package>\n"
     )
 
@@ -297,13 +343,14 @@ def _stored(name: str, compress: int) -> zipfile.ZipInfo:
     return entry
 
 
-def _write_zip(path: Path, texts: Mapping[str, str], files: Mapping[str, Path]) -> None:
-    """The EPUB's zip: ``mimetype`` first and stored, as OCF requires; the texts deflated; the files
-    (audio, cover: compressed already) stored, streamed from disk."""
+def _write_zip(path: Path, texts: Mapping[str, str | bytes], files: Mapping[str, Path]) -> None:
+    """The EPUB's zip: ``mimetype`` first and stored, as OCF requires; the texts (and the source's
+    files) deflated; the files (audio, cover: compressed already) stored, streamed from disk."""
     with zipfile.ZipFile(path, "w") as epub:
         epub.writestr(_stored("mimetype", zipfile.ZIP_STORED), "application/epub+zip")
         for name, text in texts.items():
-            epub.writestr(_stored(name, zipfile.ZIP_DEFLATED), text.encode("utf-8"))
+            encoded = text.encode("utf-8") if isinstance(text, str) else text
+            epub.writestr(_stored(name, zipfile.ZIP_DEFLATED), encoded)
         for name, source in files.items():
             # An entry streamed in must be declared ZIP64 before it is written, if it will need it.
             large = source.stat().st_size >= zipfile.ZIP64_LIMIT
@@ -320,15 +367,20 @@ def _identifier(catalog_path: str | Path) -> str:
     return f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'narrator:source:{source}')}"
 
 
-def _chapter_audio(
-    ffmpeg: str, master: Path, chapter: Chapter, rate: int, settings: PackageSettings, out: Path
+def _part_audio(
+    ffmpeg: str, master: Path, part: Part, rate: int, settings: PackageSettings, out: Path
 ) -> None:
-    feed = partial(feed_master, master=master, start=chapter.start, end=chapter.end)
+    feed = partial(feed_master, master=master, start=part.start, end=part.end)
     run_ffmpeg(ffmpeg, [*pcm_input(rate), "-i", "pipe:0", *aac_args(settings), "-f", "mp4", out], feed)
 
 
 def _unread_item(
-    section: Unread, number: int, language: str, texts: dict[str, str], items: list[_Item], spine: list[str]
+    section: Unread,
+    number: int,
+    language: str,
+    texts: dict[str, str | bytes],
+    items: list[_Item],
+    spine: list[str],
 ) -> tuple[str, str]:
     """Add an unread section's document to the package; its navigation entry."""
     document = f"u{number:03d}.xhtml"
@@ -338,11 +390,61 @@ def _unread_item(
     return section.title.strip() or "(untitled)", document
 
 
-def _names(number: int) -> Iterator[str]:
-    """The chapter's document, overlay and audio names (inside ROOT)."""
-    yield f"c{number:03d}.xhtml"
-    yield f"c{number:03d}.smil"
-    yield f"audio/c{number:03d}.m4a"
+def _source_text(
+    book: Path | None, book_json: str | Path, rows: Sequence[Row], timeline: Timeline
+) -> SourceText | None:
+    """The source EPUB's own text with the segments wrapped in place, where the plan recorded where
+    its paragraphs stand (book.json's ``sources``); None for any other book."""
+    listed = json.loads(Path(book_json).read_text(encoding="utf-8")).get("sources") or {}
+    if book is None or not listed:
+        return None
+    chapters = []
+    for chapter in timeline.chapters:
+        members = rows[chapter.first_row : chapter.last_row + 1]
+        chapters.append(
+            ChapterText(
+                chapter.number,
+                tuple(row.paragraph for row in members),
+                tuple(row.text for row in members),
+                tuple(span_id(row) for row in members),
+                tuple(listed.get(str(chapter.number), ())),
+            )
+        )
+    return source_text(source_package(book), chapters, "style.css")
+
+
+def _source_items(
+    source: SourceText, overlays: Mapping[str, str], texts: dict[str, str | bytes], items: list[_Item]
+) -> dict[str, str]:
+    """Add the source's documents and files to the package; each document's manifest id."""
+    ids = {}
+    for number, document in enumerate(source.documents, start=1):
+        ids[document.path] = f"d{number:03d}"
+        texts[f"{ROOT}/{document.path}"] = document.xhtml
+        overlay = overlays.get(document.path, "")
+        properties = " ".join(sorted(document.properties))
+        items.append(
+            _Item(ids[document.path], quote(document.path), "application/xhtml+xml", properties, overlay)
+        )
+    for number, (path, media_type, data) in enumerate(source.files, start=1):
+        texts[f"{ROOT}/{path}"] = data
+        items.append(_Item(f"f{number:03d}", quote(path), media_type))
+    return ids
+
+
+def _source_spine(
+    source: SourceText, ids: Mapping[str, str], generated: Sequence[tuple[int, str]]
+) -> list[str]:
+    """The source's reading order, each generated chapter (the credits, a chapter not found in the
+    source) before the first source document of a later chapter."""
+    pending = list(generated)
+    spine = []
+    for document in source.documents:
+        if document.chapter is not None:
+            spine += [idref for number, idref in pending if number < document.chapter]
+            pending = [(number, idref) for number, idref in pending if number > document.chapter]
+        spine.append(ids[document.path])
+    return spine + [idref for _, idref in pending]
 
 
 def package_epub(
@@ -353,16 +455,20 @@ def package_epub(
     pauses: Mapping[str, float],
     settings: PackageSettings,
     threads: int = 1,
+    book: str | Path | None = None,
 ) -> str:
-    """The read-along EPUB 3: a document, a media overlay and an AAC file per chapter, a navigation
-    document, a stylesheet for the highlight and the book's cover, title, authors, language and date."""
+    """The read-along EPUB 3: a media overlay and an AAC file per chapter, a navigation document, a
+    stylesheet for the highlight and the book's cover, title, authors, language and date. From a
+    source EPUB (``book``), its own documents, styles and images, each segment's words wrapped in
+    place; otherwise, or for a chapter not found there, a document made of the catalog's text."""
     master, output = Path(master), Path(output)
     rows, timeline = book_timeline(catalog_path, master, pauses)
+    source = _source_text(Path(book) if book else None, book_json, rows, timeline)
     info = book_info(book_json, settings)
     language = well_formed_tag(info.language) or "und"
     ffmpeg = find_ffmpeg(settings.ffmpeg)
     rate = timeline.rate
-    texts = {"META-INF/container.xml": _CONTAINER, f"{ROOT}/style.css": _STYLE}
+    texts: dict[str, str | bytes] = {"META-INF/container.xml": _CONTAINER, f"{ROOT}/style.css": _STYLE}
     items = [_Item("nav", "nav.xhtml", "application/xhtml+xml", "nav"), _Item("css", "style.css", "text/css")]
     files: dict[str, Path] = {}
     spine: list[str] = []
@@ -377,46 +483,80 @@ def package_epub(
             cover, suffix = _cover(ffmpeg, info.cover, work)
             files[f"{ROOT}/cover{suffix}"] = cover
             items.append(_Item("cover", f"cover{suffix}", COVER_TYPES[suffix], "cover-image"))
-        unread, notes = unread_text(book_json)
+        # The source's own documents show what narrator does not read: no generated sections then.
+        unread, notes = unread_text(book_json) if source is None else ([], {})
+        placed = source.placed if source is not None else {}
+        documents = [placed.get(span_id(row), f"c{row.chapter:03d}.xhtml") for row in rows]
+        parts = book_parts(timeline, documents)
+        overlays = {part.document: f"mo-{part.name}" for part in parts}
+        for part in parts:
+            smil, audio = f"{part.name}.smil", f"audio/{part.name}.m4a"
+            clips = part_clips(timeline, part)
+            texts[f"{ROOT}/{smil}"] = chapter_smil(clips, rows, quote(part.document), audio, rate)
+            files[f"{ROOT}/{audio}"] = work / f"{part.name}.m4a"
+            items += [
+                _Item(f"mo-{part.name}", smil, "application/smil+xml"),
+                _Item(f"a-{part.name}", audio, AUDIO_TYPE),
+            ]
+            durations[f"mo-{part.name}"] = clock(part.end - part.start, rate)
         navigation: list[tuple[str, str]] = []
+        generated: list[tuple[int, str]] = []
         for chapter in timeline.chapters:
             for number, section in enumerate(unread, start=1):
                 if section.before == chapter.number:
                     navigation.append(_unread_item(section, number, language, texts, items, spine))
-            document, smil, audio = _names(chapter.number)
-            chapter_rows = rows[chapter.first_row : chapter.last_row + 1]
-            chapter_notes = notes.get(chapter.number, ())
-            texts[f"{ROOT}/{document}"] = chapter_xhtml(chapter_rows, chapter.title, language, chapter_notes)
-            clips = chapter_clips(timeline, chapter)
-            texts[f"{ROOT}/{smil}"] = chapter_smil(clips, rows, document, audio, rate)
-            files[f"{ROOT}/{audio}"] = work / f"{chapter.number}.m4a"
-            ids = [f"{kind}{chapter.number:03d}" for kind in ("c", "mo", "a")]
-            items += [
-                _Item(ids[0], document, "application/xhtml+xml", overlay=ids[1]),
-                _Item(ids[1], smil, "application/smil+xml"),
-                _Item(ids[2], audio, AUDIO_TYPE),
-            ]
-            spine.append(ids[0])
-            navigation.append((chapter.title, document))
-            durations[ids[1]] = clock(chapter.end - chapter.start, rate)
+            document = documents[chapter.first_row]
+            if span_id(rows[chapter.first_row]) not in placed:
+                chapter_rows = rows[chapter.first_row : chapter.last_row + 1]
+                chapter_notes = notes.get(chapter.number, ())
+                texts[f"{ROOT}/{document}"] = chapter_xhtml(
+                    chapter_rows, chapter.title, language, chapter_notes
+                )
+                idref = f"c{chapter.number:03d}"
+                items.append(_Item(idref, document, "application/xhtml+xml", overlay=overlays[document]))
+                spine.append(idref)
+                generated.append((chapter.number, idref))
+                navigation.append((chapter.title, document))
+            else:
+                navigation.append((chapter.title, f"{quote(document)}#{span_id(rows[chapter.first_row])}"))
         for number, section in enumerate(unread, start=1):
             if section.before > len(timeline.chapters):
                 navigation.append(_unread_item(section, number, language, texts, items, spine))
+        nonlinear: frozenset[str] = frozenset()
+        if source is not None:
+            document_ids = _source_items(source, overlays, texts, items)
+            spine = _source_spine(source, document_ids, generated)
+            nonlinear = frozenset(document_ids[d.path] for d in source.documents if not d.linear)
         # ffmpeg's AAC encoder uses one CPU: up to ``threads`` chapters are encoded at once.
         with ThreadPoolExecutor(max_workers=max(1, min(threads, usable_cpus()))) as encoders:
             encoded = [
-                encoders.submit(
-                    _chapter_audio, ffmpeg, master, chapter, rate, settings, work / f"{chapter.number}.m4a"
-                )
-                for chapter in timeline.chapters
+                encoders.submit(_part_audio, ffmpeg, master, part, rate, settings, work / f"{part.name}.m4a")
+                for part in parts
             ]
             for done in encoded:
                 done.result()
         texts[f"{ROOT}/nav.xhtml"] = nav_xhtml(navigation, language)
         total = clock(timeline.frames, rate)
-        texts[OPF] = package_opf(info, _identifier(catalog_path), language, items, spine, durations, total)
+        texts[OPF] = package_opf(
+            info, _identifier(catalog_path), language, items, spine, durations, total, nonlinear
+        )
         _write_zip(temp, texts, files)
     return (
         f"packaged {output}: EPUB 3, {len(timeline.chapters)} chapters, {len(rows)} segments in sync, "
         f"{timeline.seconds:.1f} s of AAC {settings.m4b_bitrate}, cover {'yes' if info.cover else 'none'}"
+        + ("" if source is None else f"\n{_source_summary(source, timeline)}")
     )
+
+
+def _source_summary(source: SourceText, timeline: Timeline) -> str:
+    titles = {chapter.number: chapter.title for chapter in timeline.chapters}
+    kept = sum(document.chapter is not None for document in source.documents)
+    line = (
+        f"the source EPUB's own text: {len(source.documents)} documents kept, {kept} of them holding "
+        f"segments; {source.found} of {source.paragraphs} paragraphs found, {source.added} titles "
+        "narrator made shown before them"
+    )
+    if source.generated:
+        shown = ", ".join(repr(titles[number]) for number in source.generated)
+        line += f"; shown generated (not every segment found in place): {shown}"
+    return line

@@ -288,6 +288,12 @@ def write_book_json(
         "notes": {
             number: chapter.notes for number, chapter in enumerate(book.chapters, start=1) if chapter.notes
         },
+        # Where each chapter's paragraphs stand in a source EPUB: the read-along EPUB keeps its text.
+        "sources": {
+            number: chapter.sources
+            for number, chapter in enumerate(book.chapters, start=1)
+            if chapter.sources
+        },
         "plan": record.as_json(),
         SEEDS_KEY: dict(seeds),
     }

@@ -60,7 +60,9 @@ def without_title_pages(chapters: Sequence[Chapter]) -> list[Chapter]:
     for chapter in chapters:
         said = title_key(" ".join(chapter.paragraphs))
         page = chapter.kind == "body" and said and title_key(chapter.title).endswith(said)
-        kept.append(replace(chapter, paragraphs=(), section_ends=frozenset()) if page else chapter)
+        kept.append(
+            replace(chapter, paragraphs=(), section_ends=frozenset(), sources=()) if page else chapter
+        )
     return kept
 
 

@@ -1,14 +1,18 @@
 """Project Gutenberg's Alice EPUB through a real run: its twelve chapters between the credits, no
-Gutenberg text spoken, and a lexicon edit that renders again only the segments it changes.
+Gutenberg text spoken, a read-along EPUB of the source's own pages, and a lexicon edit that renders
+again only the segments it changes.
 """
 
 from __future__ import annotations
+
+import zipfile
 
 import pytest
 from conftest import alice_path
 
 from narrator.core.catalog import COMPLETED, read_catalog
 from narrator.inspect.check import check_book
+from narrator.inspect.overlays import read_publication
 
 pytestmark = pytest.mark.slow
 
@@ -26,6 +30,22 @@ def test_alice_epub_end_to_end_and_a_lexicon_edit_rerenders_only_its_segments(wo
         "EPUBCheck not installed"
     )
     assert not [r for r in checked if not r.passed], [r for r in checked if not r.passed]
+    # It keeps the source's own documents, stylesheets and cover image; every chapter's words are
+    # highlighted in them but the credits', which only narrator says.
+    publication = read_publication(results / "alice-in-wonderland-pg11.epub")
+    documents = [overlay.document for overlay in publication.overlays]
+    assert documents[0] == "EPUB/c001.xhtml" and documents[-1] == "EPUB/c014.xhtml"
+    assert all(document.startswith("EPUB/src/OEBPS/") for document in documents[1:-1])
+    assert len(set(documents[1:-1])) == 12
+    with zipfile.ZipFile(results / "alice-in-wonderland-pg11.epub") as epub:
+        names = set(epub.namelist())
+        chapter = epub.read(documents[1]).decode()
+    assert {
+        "EPUB/src/OEBPS/pgepub.css",
+        "EPUB/src/OEBPS/0.css",
+        "EPUB/src/OEBPS/5763489575526147435_cover.jpg",
+    } <= names
+    assert 'href="0.css"' in chapter and "<i>" in chapter and "DTD XHTML 1.1" not in chapter
     rows = read_catalog(results / "catalog.tsv")
     assert all(row.status == COMPLETED for row in rows)
     titles = [title for _, title in sorted({(row.chapter, row.chapter_title) for row in rows})]

@@ -87,6 +87,8 @@ rule package_acx:
 rule package_epub:
     input:
         unpack(get_package_inputs),
+        # A source EPUB's own text is kept, each segment wrapped in place.
+        book=get_book,
     output:
         epub=f"{RESULTS}/{{book}}/{{book}}.epub",
     log:
@@ -110,6 +112,7 @@ rule package_epub:
             params.pauses,
             params.settings,
             threads,
+            input.book,
         )
 
 

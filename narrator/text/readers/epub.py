@@ -301,18 +301,24 @@ class _Epub:
                 entries.append(entry)
         return entries
 
+    def tree(self, name: str) -> etree._Element | None:
+        """A content document parsed as the reader reads it (the element paths of its blocks are
+        paths in this tree); None when it holds nothing to parse."""
+        item = next((i for i in self.manifest.values() if self.archive.find(i.path) == name), None)
+        data = self.archive.read(name)
+        if item is not None and item.media_type == "text/html":
+            return parse_html(data.decode("utf-8", errors="replace"))
+        return self._xhtml(name, data)
+
     def document(self, name: str) -> Document:
         if name not in self.documents:
-            item = next((i for i in self.manifest.values() if self.archive.find(i.path) == name), None)
-            data = self.archive.read(name)
-            if item is not None and item.media_type == "text/html":
-                text = data.decode("utf-8", errors="replace")
-                root = parse_html(text)
-                self.documents[name] = (
-                    extract(root, notes=self.notes_choice) if root is not None else Document([], {})
-                )
-            else:
-                self.documents[name] = extract(self._xhtml(name, data), notes=self.notes_choice)
+            root = self.tree(name)
+            self.documents[name] = (
+                extract(root, notes=self.notes_choice) if root is not None else Document([], {})
+            )
+            for block in self.documents[name].blocks:
+                if block.source is not None:
+                    block.source = block.source._replace(document=name)
         return self.documents[name]
 
     def _xhtml(self, name: str, data: bytes) -> etree._Element:
@@ -433,6 +439,44 @@ class _Epub:
                     chapter.blocks += blocks
             drafts += [chapter, *matter]
         return drafts
+
+
+@dataclass(frozen=True)
+class SourceItem:
+    """A file of a source EPUB the read-along EPUB carries over: a stylesheet, an image, a font."""
+
+    path: str
+    media_type: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class SourcePackage:
+    """What the read-along EPUB keeps of a source EPUB: its spine documents, parsed as the reader
+    parsed them, in reading order with their linear flag, and the other files of its manifest (not
+    its navigation, which the read-along EPUB makes anew)."""
+
+    spine: tuple[tuple[str, bool], ...]
+    trees: dict[str, etree._Element]
+    items: tuple[SourceItem, ...]
+
+
+def source_package(path: Path) -> SourcePackage:
+    with Archive(path, "EPUB") as archive:
+        epub = _Epub(path, archive, "drop")
+        names = epub.spine()
+        trees = {name: tree for name in names if (tree := epub.tree(name)) is not None}
+        spine = tuple((name, name not in epub.auxiliary) for name in names if name in trees)
+        # Obfuscated fonts are scrambled with the source's identifier: useless anywhere else.
+        obfuscated = archive.find(_ENCRYPTION) is not None
+        items = []
+        for item in epub.manifest.values():
+            name = archive.find(item.path)
+            unwanted = item.media_type in _XHTML_TYPES or item.media_type == "application/x-dtbncx+xml"
+            unwanted |= obfuscated and "font" in item.media_type
+            if name is not None and not unwanted and "nav" not in item.properties:
+                items.append(SourceItem(name, item.media_type, archive.read(name)))
+        return SourcePackage(spine, trees, tuple(items))
 
 
 def read_epub(path: Path, notes: str = "drop") -> Book:

@@ -186,6 +186,7 @@ def _chapter(draft: Draft, kind: str, skipped_by: str) -> Chapter:
     if any(b.text and not b.boilerplate for b in blocks):
         blocks = [b for b in blocks if not b.boilerplate]
     paragraphs: list[str] = []
+    sources: list[tuple[str, str] | None] = []
     section_ends: set[int] = set()
     notes: list[tuple[int, str]] = []
     for block in blocks:
@@ -194,10 +195,22 @@ def _chapter(draft: Draft, kind: str, skipped_by: str) -> Chapter:
                 section_ends.add(len(paragraphs) - 1)
         elif block.text and not _PRINTER.match(block.text):
             paragraphs.append(block.text)
+            sources.append(
+                (block.source.document, block.source.element)
+                if block.source and block.source.document
+                else None
+            )
         notes += [(len(paragraphs), note) for note in block.notes]
     section_ends.discard(len(paragraphs) - 1)
     return Chapter(
-        draft.title, tuple(paragraphs), frozenset(section_ends), kind, draft.parents, skipped_by, tuple(notes)
+        draft.title,
+        tuple(paragraphs),
+        frozenset(section_ends),
+        kind,
+        draft.parents,
+        skipped_by,
+        tuple(notes),
+        tuple(sources) if any(sources) else (),
     )
 
 

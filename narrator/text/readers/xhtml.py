@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from html.entities import name2codepoint
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 
 import lxml.html
 from lxml import etree
@@ -72,6 +72,14 @@ _NO_LETTERS = re.compile(r"^[\W\d_]+$")
 _SHOWN_URL = re.compile(r"\s*[\[(]\s*(https?://|www\.)\S+\s*[\])]\s*", re.IGNORECASE)
 
 
+class Source(NamedTuple):
+    """Where a paragraph stands in a source EPUB: its spine document and the element that holds it
+    (lxml's path from the document's root), so the read-along EPUB can wrap its words in place."""
+
+    document: str
+    element: str
+
+
 @dataclass(slots=True)
 class Block:
     """One paragraph (or heading, or scene break) of a document, with what we know about it."""
@@ -90,6 +98,8 @@ class Block:
     #: The notes and captions ``notes: drop`` left unread in or just after this block: not read,
     #: but shown where they stood in the read-along EPUB.
     notes: tuple[str, ...] = ()
+    #: The element the block's text came from (its document named by the EPUB reader).
+    source: Source | None = None
 
 
 @dataclass(slots=True)
@@ -224,6 +234,30 @@ def _is_line(element: etree._Element) -> bool:
     return not any(tag_of(node) in BLOCK_TAGS or tag_of(node) == "br" for node in element.iterdescendants())
 
 
+def unspoken(element: etree._Element, drop_notes: bool) -> str:
+    """Why the element's text (not its tail) is never read: "note" (a note or caption ``notes:
+    drop`` leaves unread), "page" (a printed page's number), "other" (a footnote marker, a line
+    number, program code, a shown address, a script...); "" when it is read."""
+    tag = tag_of(element)
+    if tag in _DROP_TAGS or _is_note_marker(element, tag):
+        return "other"
+    if any(_LINE_NUMBER_CLASS.match(name) for name in _classes(element)):
+        return "other"
+    if drop_notes and (tag == "figcaption" or types_of(element) & _NOTE_TYPES):
+        return "note"
+    if tag == "pre" and _is_code(element):
+        return "other"
+    if tag in ("span", "small") and _SHOWN_URL.fullmatch(text_of(element)):
+        return "other"
+    if (
+        {"pagebreak", "doc-pagebreak"} & types_of(element)
+        or any(_PAGE_NUMBER_CLASS.match(name) for name in _classes(element))
+        or (tag in ("span", "a") and PAGE_MARKER.fullmatch(text_of(element).strip()))
+    ):
+        return "page"
+    return ""
+
+
 @dataclass(frozen=True, slots=True)
 class _Context:
     poem: bool = False
@@ -239,6 +273,7 @@ class _Shared(TypedDict):
 
     boilerplate: bool
     types: frozenset[str]
+    source: Source | None
 
 
 class _Extractor:
@@ -250,6 +285,8 @@ class _Extractor:
         self.buffer: list[str] = []
         self.link_chars = 0
         self.dropped_notes: list[str] = []
+        #: The block elements open around the text being read, innermost last.
+        self.open_blocks: list[etree._Element] = []
 
     def add_text(self, text: str | None, in_link: bool, context: _Context) -> None:
         if not text:
@@ -281,7 +318,9 @@ class _Extractor:
         raw = _BARE_ILLUSTRATION.sub("", clean_text(raw))
         if not raw.strip():
             return
-        common: _Shared = {"boilerplate": context.boilerplate, "types": context.types}
+        where = self.open_blocks[-1] if self.open_blocks else None
+        source = Source("", where.getroottree().getpath(where)) if where is not None else None
+        common: _Shared = {"boilerplate": context.boilerplate, "types": context.types, "source": source}
         if context.heading:
             self.blocks.append(Block(squash(raw.replace(_LINE, " ")), context.heading, **common))
             return
@@ -312,36 +351,30 @@ class _Extractor:
     def walk(self, element: etree._Element, context: _Context, in_link: bool) -> None:
         """Add one element's text (not its tail) to the blocks."""
         tag = tag_of(element)
-        if tag in _DROP_TAGS or _is_note_marker(element, tag):
-            return
-        if any(_LINE_NUMBER_CLASS.match(name) for name in _classes(element)):
-            return
-        if self.drop_notes and (tag == "figcaption" or types_of(element) & _NOTE_TYPES):
+        silent = unspoken(element, self.drop_notes)
+        if silent == "note":
             if note := text_of(element):
                 self.dropped_notes.append(note)
                 if not "".join(self.buffer).strip():
                     self.attach_notes()  # between paragraphs: it follows the one before
             return
-        if tag == "pre" and _is_code(element):
-            return
-        if tag in ("span", "small") and _SHOWN_URL.fullmatch(text_of(element)):
-            return
-        if (
-            {"pagebreak", "doc-pagebreak"} & types_of(element)
-            or any(_PAGE_NUMBER_CLASS.match(name) for name in _classes(element))
-            or (tag in ("span", "a") and PAGE_MARKER.fullmatch(text_of(element).strip()))
-        ):
+        if silent == "page":
             # Not read, but the contents may point at it: its anchors stay.
             for node in element.iter():
                 self.anchor(node, tag_of(node))
+            return
+        if silent:
             return
         block = tag in BLOCK_TAGS
         line = block and context.poem and tag not in _HEADINGS and _is_line(element)
         if block and not line:
             self.flush(context)
+            self.open_blocks.append(element)
         self.anchor(element, tag)
         if tag == "hr":
             self.blocks.append(Block(is_break=True, boilerplate=context.boilerplate, types=context.types))
+            if not line:
+                self.open_blocks.pop()
             return
         if tag == "br":
             self.buffer.append(_LINE if context.poem and not context.heading else " ")
@@ -374,6 +407,7 @@ class _Extractor:
             self.buffer.append(_LINE)
         elif block:
             self.flush(inner)
+            self.open_blocks.pop()
 
 
 def extract(root: etree._Element, alt_text: bool = False, notes: str = "drop") -> Document:

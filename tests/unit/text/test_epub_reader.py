@@ -12,7 +12,7 @@ from conftest import BOOKS, alice_path
 from narrator.core.book import Book, Chapter
 from narrator.core.errors import BookError
 from narrator.text.ingest import read_book
-from narrator.text.readers import READERS
+from narrator.text.readers import READERS, epub
 from narrator.text.readers import archive as zip_archive
 from narrator.text.readers.epub import read_epub
 from narrator.text.readers.levels import CHAPTER_WORDS
@@ -123,6 +123,15 @@ def _body(book: Book) -> list[Chapter]:
 
 
 # --- the real Gutenberg book -----------------------------------------------------------------------
+
+
+def test_every_paragraph_of_alice_knows_the_element_it_came_from(alice: Book) -> None:
+    trees = epub.source_package(alice_path()).trees
+    paragraphs = [(p, s) for c in _body(alice) for p, s in zip(c.paragraphs, c.sources, strict=True)]
+    assert len(paragraphs) == 790 and all(source for _, source in paragraphs)
+    for paragraph, (document, element) in paragraphs:
+        held = " ".join("".join(trees[document].xpath(element)[0].itertext()).split())
+        assert " ".join(paragraph.split()) in held, (paragraph, held)
 
 
 def test_alice_body_is_its_twelve_chapters_titled_as_in_its_toc(alice: Book) -> None:
