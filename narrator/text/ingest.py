@@ -15,6 +15,7 @@ from narrator.text.chapter_level import at_listening_level, with_front_pieces_fo
 from narrator.text.detect_language import settle_language
 from narrator.text.limits import Limits, check_book_bytes, check_book_chars
 from narrator.text.readers import READERS, book_suffix
+from narrator.text.readers.matter import without_edge_imprints
 from narrator.text.readers.titles import bare_number, chapter_called, title_key
 
 
@@ -47,6 +48,8 @@ def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = Non
     if limits is not None:
         check_book_chars(path, book, limits)
     # Divisions first, so that a cast list before them opens the first act ahead of its scene.
+    edges, imprints = without_edge_imprints(book.chapters, book.title, book.authors)
+    book = replace(book, chapters=tuple(edges), notes=(*book.notes, *imprints))
     levels, levelled = at_listening_level(without_title_pages(book.chapters))
     pieces, folded = with_front_pieces_folded(levels)
     book = settle_language(replace(book, chapters=tuple(pieces), notes=(*book.notes, *levelled, *folded)))

@@ -8,7 +8,7 @@ by block, so they are stripped from chapters they share with the story.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from narrator.core.book import Chapter
@@ -70,7 +70,8 @@ _MATTER_TYPE_NAMES = """
     index seriespage other-credits endnotes footnotes rearnotes
 """
 _MATTER_TYPES = frozenset(_MATTER_TYPE_NAMES.split())
-_SENTENCE_END = re.compile("[.!?\u2026][\"'\u201d\u2019)\\]]*$")
+# A sentence's end, with the quotes and brackets that may close it in any language ("…!“", "…?»").
+_SENTENCE_END = re.compile("[.!?\u2026][\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u203a\u300d\u300f)\\]_*]*$")
 # A printer's imprint at the end of a book: "_Printed by_ SPOTTISWOODE, BALLANTYNE & CO."
 _PRINTER = re.compile(r"^[\W_]*(made and )?printed( in [\w ]+?)?[\W_]+by(?![a-z])", re.IGNORECASE)
 _COPYRIGHT = re.compile(r"©|\bcopyright\b|\bpublic domain\b", re.IGNORECASE)
@@ -278,3 +279,109 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
         for n, (draft, rule) in enumerate(zip(drafts, rules, strict=True))
     )
     return chapters, tuple(notes)
+
+
+#: A paragraph of the book's own text, not a title page's line: this many words, ending a sentence.
+PROSE_WORDS = 12
+#: A heading is one line of at most this many words.
+HEADING_WORDS = 8
+#: A title page, with its imprint, or a colophon holds at most this many lines.
+IMPRINT_LINES = 30
+
+
+def _names(text: str) -> set[str]:
+    return {title_key(word) for word in text.split() if title_key(word)}
+
+
+def without_edge_imprints(
+    chapters: Sequence[Chapter], title: str, authors: Sequence[str]
+) -> tuple[list[Chapter], list[str]]:
+    """The book without the title page and imprint before its first paragraph of prose, nor the
+    colophon after its last: the lines there ("Božena Němcová", "FRATELLI TREVES, EDITORI 1881",
+    "ISBN ...") are the edition's, and the opening credits say the title and author already.
+
+    Evidence, not a list of publishers: the few short lines before the first paragraph of prose go
+    when one of them is the book's title or names its author; after the last paragraph, the lines
+    from where the title or author is said again, when the title is among them (an author's name
+    alone there may be a letter's signature).
+    """
+    places = [
+        (c, p)
+        for c, chapter in enumerate(chapters)
+        if chapter.kind == "body"
+        for p in range(len(chapter.paragraphs))
+    ]
+    prose = [n for n, (c, p) in enumerate(places) if _is_prose(chapters[c].paragraphs[p])]
+    if not prose:
+        return list(chapters), []
+    said = [chapters[c].paragraphs[p] for c, p in places]
+    key = title_key(title)
+    authors_words = [_names(author) for author in authors if _names(author)]
+
+    def is_title(line: str) -> bool:
+        return bool(key) and title_key(line) == key
+
+    def names_author(line: str) -> bool:
+        return any(words <= _names(line) for words in authors_words)
+
+    start = said[: prose[0]]
+    # A line of a few words in the prose's own chapter, just before it, is its heading.
+    if start and places[prose[0] - 1][0] == places[prose[0]][0]:
+        last = start[-1]
+        if (
+            "\n" not in last
+            and len(last.split()) <= HEADING_WORDS
+            and not (is_title(last) or names_author(last))
+        ):
+            start = start[:-1]
+    # A title page the reader already found is evidence too: the lines after it continue it.
+    after_title_page = any(c.skipped_by == "title page" for c in chapters[: places[0][0]])
+    named = after_title_page or any(is_title(x) or names_author(x) for x in start)
+    opening = len(start) if _is_imprint(start) and named else 0
+    # The colophon begins where the title or author is said again after the last paragraph.
+    after = prose[-1] + 1
+    begins = next(
+        (n for n in range(after, len(said)) if is_title(said[n]) or names_author(said[n])), len(said)
+    )
+    end = said[begins:]
+    closing = len(end) if _is_imprint(end) and any(is_title(x) for x in end) else 0
+    gone = {*places[:opening], *places[len(places) - closing :]}
+    if not gone:
+        return list(chapters), []
+    notes = [
+        f"not read: {squash(said[n])[:100]!r}: the edition's title page or colophon" for n in range(opening)
+    ]
+    notes += [
+        f"not read: {squash(line)[:100]!r}: the edition's title page or colophon"
+        for line in said[len(said) - closing :]
+    ]
+    kept = []
+    for c, chapter in enumerate(chapters):
+        keep = [p for p in range(len(chapter.paragraphs)) if (c, p) not in gone]
+        if keep or not chapter.paragraphs:
+            kept.append(_trimmed(chapter, keep[0], keep[-1] + 1) if keep else chapter)
+        elif chapter.title:
+            notes.append(f"chapter {chapter.title!r} is not read: all of it is the edition's")
+    return kept, notes
+
+
+def _is_imprint(lines: Sequence[str]) -> bool:
+    """A title page's or colophon's lines: a few, each short."""
+    return len(lines) <= IMPRINT_LINES and all(len(line.split()) < 2 * PROSE_WORDS for line in lines)
+
+
+def _is_prose(paragraph: str) -> bool:
+    return len(paragraph.split()) >= PROSE_WORDS and bool(_SENTENCE_END.search(paragraph.rstrip()))
+
+
+def _trimmed(chapter: Chapter, start: int, end: int) -> Chapter:
+    """The chapter's paragraphs ``start`` to ``end``, its section ends, notes and sources with them."""
+    if (start, end) == (0, len(chapter.paragraphs)):
+        return chapter
+    return replace(
+        chapter,
+        paragraphs=chapter.paragraphs[start:end],
+        section_ends=frozenset(n - start for n in chapter.section_ends if start <= n < end - 1),
+        notes=tuple((min(max(after - start, 0), end - start), text) for after, text in chapter.notes),
+        sources=chapter.sources[start:end],
+    )

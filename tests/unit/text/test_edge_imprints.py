@@ -1,0 +1,33 @@
+"""The edition's title page and colophon at a book's edges are not read (matter.without_edge_imprints)."""
+
+from __future__ import annotations
+
+from narrator.core.book import Chapter
+from narrator.text.readers.matter import without_edge_imprints
+
+PROSE = "The grandmother came to the valley in spring, and the children ran out to meet her at the gate."
+
+
+def test_title_page_and_colophon_lines_go_and_the_story_stays() -> None:
+    chapters = [
+        Chapter("", ("Babička", "Obrazy venkovského života", "Božena Němcová")),
+        Chapter("I", ("Chapter heading", PROSE, PROSE)),
+        Chapter("II", (PROSE, "„Šťastná to žena!“", "Božena Němcová", "Babička", "ISBN 978-80-274-0043-0")),
+    ]
+    kept, notes = without_edge_imprints(chapters, "Babička", ["Němcová, Božena"])
+    said = [p for c in kept for p in c.paragraphs]
+    # The heading right above the first prose stays; so does the book's last line before the colophon.
+    assert said == ["Chapter heading", PROSE, PROSE, PROSE, "„Šťastná to žena!“"]
+    assert [c.title for c in kept] == ["I", "II"]
+    assert sum("title page or colophon" in n for n in notes) == 6
+
+
+def test_without_the_title_or_author_nothing_goes() -> None:
+    # Short lines before the prose that name neither title nor author (a poem's opening, a motto)
+    # and an author's name alone at the end (a letter's signature) are the book's.
+    chapters = [
+        Chapter("", ("Sing, goddess", "of the anger")),
+        Chapter("I", (PROSE, "Your friend,", "Božena Němcová")),
+    ]
+    kept, notes = without_edge_imprints(chapters, "Babička", ["Božena Němcová"])
+    assert kept == chapters and not notes
