@@ -47,9 +47,9 @@ def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = Non
         raise BookError(f"{path}: cannot read the book ({error.strerror})") from None
     if limits is not None:
         check_book_chars(path, book, limits)
-    # Divisions first, so that a cast list before them opens the first act ahead of its scene.
     edges, imprints = without_edge_imprints(book.chapters, book.title, book.authors)
     book = replace(book, chapters=tuple(edges), notes=(*book.notes, *imprints))
+    # Divisions first, so that a cast list before them opens the first act ahead of its scene.
     levels, levelled = at_listening_level(without_title_pages(book.chapters))
     pieces, folded = with_front_pieces_folded(levels)
     book = settle_language(replace(book, chapters=tuple(pieces), notes=(*book.notes, *levelled, *folded)))

@@ -316,7 +316,7 @@ def without_edge_imprints(
         return list(chapters), []
     said = [chapters[c].paragraphs[p] for c, p in places]
     key = title_key(title)
-    authors_words = [_names(author) for author in authors if _names(author)]
+    authors_words = [words for author in authors if (words := _names(author))]
 
     def is_title(line: str) -> bool:
         return bool(key) and title_key(line) == key
@@ -349,11 +349,8 @@ def without_edge_imprints(
     if not gone:
         return list(chapters), []
     notes = [
-        f"not read: {squash(said[n])[:100]!r}: the edition's title page or colophon" for n in range(opening)
-    ]
-    notes += [
         f"not read: {squash(line)[:100]!r}: the edition's title page or colophon"
-        for line in said[len(said) - closing :]
+        for line in [*said[:opening], *said[len(said) - closing :]]
     ]
     kept = []
     for c, chapter in enumerate(chapters):

@@ -323,8 +323,10 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     language = _LANGUAGE_NAMES.get(header.get("language", "").split(",")[0].strip().lower(), "")
     authors = tuple(a.strip() for a in re.split(r"\s+and\s+|;", header.get("author", "")) if a.strip())
     chapters, producers = build_chapters(drafts, book_title)
-    if first_listed in drafts:
-        chapters, folded = _with_opening_folded(chapters, drafts.index(first_listed))
+    # Drafts compare by their fields: the first listed one is found by identity.
+    first = next((n for n, draft in enumerate(drafts) if draft is first_listed), None)
+    if first is not None:
+        chapters, folded = _with_opening_folded(chapters, first)
         producers = (*producers, *folded)
     return Book(
         book_title,
