@@ -22,7 +22,7 @@ from narrator.text.readers.decode import squash
 from narrator.text.readers.levels import chapters_as_listened
 from narrator.text.readers.matter import build_chapters, matter_rule
 from narrator.text.readers.repetition import drop_repeats, without
-from narrator.text.readers.titles import title_from_stem
+from narrator.text.readers.titles import title_from_stem, without_note_references
 from narrator.text.readers.xhtml import (
     Block,
     Document,
@@ -253,7 +253,7 @@ class _Epub:
 
     def _entry(self, base: str, title: str, href: str, parents: tuple[str, ...]) -> _TocEntry | None:
         target = _resolve(base, href)
-        return _TocEntry(title, target[0], target[1], parents) if target else None
+        return _TocEntry(without_note_references(title), target[0], target[1], parents) if target else None
 
     def _nav(self, name: str) -> list[_TocEntry]:
         root = self._xhtml(name, self.archive.read(name))

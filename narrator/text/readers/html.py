@@ -12,10 +12,10 @@ from lxml import etree
 from narrator.core.book import Book
 from narrator.core.errors import BookError
 from narrator.core.language import well_formed_tag
-from narrator.text.readers.decode import decode_text
-from narrator.text.readers.matter import build_chapters
+from narrator.text.readers.decode import decode_text, squash
+from narrator.text.readers.matter import build_chapters, unwrapped_title
 from narrator.text.readers.titles import CHAPTER_LINE, NUMBER_WORD, bare_number, chapter_run, title_from_stem
-from narrator.text.readers.xhtml import Block, Draft, extract, parse_html, parse_xhtml
+from narrator.text.readers.xhtml import Block, Draft, extract, parse_html, parse_xhtml, tag_of
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 _META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
@@ -61,16 +61,19 @@ def _numeral_headings(blocks: list[Block]) -> list[Block]:
 
 
 def drafts_at_headings(blocks: list[Block], title: str) -> tuple[str, list[Draft]]:
-    """Chapters at the shallowest heading level used more than once (else the shallowest used)."""
+    """Chapters at the shallowest heading level used more than once (else the shallowest used); a
+    shallower heading is the title before the chapters, a part or back matter among them."""
     blocks = _numeral_headings(blocks)
     levels = [b.heading for b in blocks if b.heading and not b.boilerplate]
     repeated = sorted({level for level in levels if levels.count(level) > 1})
     chapter_level = repeated[0] if repeated else (min(levels) if levels else 0)
     drafts: list[Draft] = [Draft("")]
     for block in blocks:
-        if block.heading and block.heading < chapter_level:
+        if block.heading and block.heading < chapter_level and len(drafts) == 1:
             title = title or block.text
-        elif block.heading and block.heading == chapter_level:
+        elif block.heading and block.heading <= chapter_level:
+            # Among the chapters a shallower heading opens a part or the back matter ("About this
+            # digital edition"); a part's heading with no text titles the chapter after it.
             drafts.append(Draft(block.text))
         elif block.heading > chapter_level and not drafts[-1].blocks and _numbers_only(drafts[-1].title):
             # A deeper heading right under a chapter's number names it: "CHAPTER I" / "INTRODUCTORY".
@@ -109,18 +112,30 @@ def read_html(path: Path, notes: str = "drop") -> Book:
     if root is None:
         raise BookError(f"{path}: the book has no text to speak")
     document = extract(root, notes=notes)
-    title, drafts = drafts_at_headings(document.blocks, document.title)
-    title = title or title_from_stem(path)
+    wrapped, drafts = drafts_at_headings(document.blocks, document.title)
+    title, authors = unwrapped_title(wrapped or title_from_stem(path))
     language = _stated_language(root)
     chapters, dropped = build_chapters(drafts, title)
     return Book(
         title,
         chapters,
+        authors or _stated_authors(root),
         encoding=encoding,
         language=language or "en",
         language_source="document's lang attribute" if language else "",
         notes=dropped,
     )
+
+
+def _stated_authors(root: etree._Element) -> tuple[str, ...]:
+    """The authors a <meta name="author"> names, as it writes them ("Scott Chacon, Ben Straub": a
+    comma may part two names or invert one, so the line is not split), or none."""
+    for meta in root.iter():
+        name = (meta.get("name") or "").lower()
+        if tag_of(meta) == "meta" and name in ("author", "dc.creator", "dcterms.creator"):
+            content = squash(meta.get("content") or "")
+            return (content,) if content else ()
+    return ()
 
 
 def _stated_language(root: etree._Element) -> str:

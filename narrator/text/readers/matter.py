@@ -37,12 +37,16 @@ _ALSO_BY = re.compile(
     r"|recommendations$|you may also (like|enjoy)|similar (users|readers|books|titles))",
     re.IGNORECASE,
 )
-# A producer's credit: "Produced by ... Distributed Proofreading Team", "This etext was prepared by".
+# A producer's credit: "Produced by ... Distributed Proofreading Team", "This etext was prepared by",
+# "Exported from Wikisource on ...".
 PRODUCED_BY = re.compile(
-    r"^(produced by|e-?text prepared by|transcribed from|this e-?(book|text) (was|is) (prepared|produced) by)"
-    r"\b|\bdistributed proofread(ers?|ing)\b|\bbrought to you by\b",
+    r"^(produced by|exported from|e-?text prepared by|transcribed from"
+    r"|this e-?(book|text) (was|is) (prepared|produced) by)\b"
+    r"|\bdistributed proofread(ers?|ing)\b|\bbrought to you by\b",
     re.IGNORECASE,
 )
+#: A copyright page is a page, not a chapter that cites a copyright.
+COPYRIGHT_PAGE_WORDS = 250
 #: The book's first and last blocks of text, where a producer signs it.
 CREDIT_BLOCKS = 5
 #: A credit is a line or two, not a page.
@@ -52,19 +56,28 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
 _WEB_ADDRESS = re.compile(r"^(https?://|www\.)\S+$", re.IGNORECASE)
 _MATTER_TITLE = re.compile(
     r"^(colophon|copyright( page| notice)?|imprint|legal notice|cover( page)?|title ?page|half ?title"
-    r"|about( this e-?book| the (authors?|e-?book|book|publisher|translators?|editors?))?"
-    r"|transcriber'?s notes?|errata|corrigenda|uncopyright|licen[cs]e|(end|foot)?notes|([\w-]+ ){0,2}index)$",
+    r"|about( this (digital |electronic )?(e-?book|edition|document|text|version)"
+    r"| the (authors?|e-?book|book|publisher|translators?|editors?))?"
+    r"|transcriber'?s notes?|errata|corrigenda|uncopyright|glossary|(end|foot)?notes|([\w-]+ ){0,2}index"
+    r"|(the )?(gnu )?((general|lesser|free|documentation|public) )*licen[cs]e( agreement)?)$",
     re.IGNORECASE,
 )
 #: The skipping rules that name the author's own matter (notes, a word about the author): a read-along
 #: book shows it unread, where the producer's and the navigation's (licence, contents, title and
 #: copyright pages, 'also by') are left out of it as of the audio.
 _AUTHORS_MATTER = re.compile(
-    r"^((end|foot|rear)?notes|about the (authors?|translators?|editors?)) \(by title\)$"
+    r"^(glossary|(end|foot|rear)?notes|about the (authors?|translators?|editors?)) \(by (part )?title\)$"
     r"|^epub:type (endnotes|footnotes|rearnotes)$"
 )
 # The producer's wrapper as a chapter's title: "The Project Gutenberg eBook of Emma".
 _WRAPPER_TITLE = re.compile(r"^the project gutenberg e-?(book|text) of\b", re.IGNORECASE)
+# The producer's wrapper around a document title: "The Project Gutenberg eBook of Emma, by Jane
+# Austen.", "The Wonderful Wizard of Oz | Project Gutenberg".
+_WRAPPED_TITLE = re.compile(
+    r"^(?P<wrapper>the project gutenberg e-?(book|text) of\s+)?(?P<title>.+?)"
+    r"(,\s+by\s+(?P<author>[^,]+?))?\.?(?P<site>\s+[|\u2013\u2014-]\s+project gutenberg)?$",
+    re.IGNORECASE | re.DOTALL,
+)
 _MATTER_TYPE_NAMES = """
     cover titlepage halftitlepage copyright-page colophon imprint toc landmarks page-list loi lot
     index seriespage other-credits endnotes footnotes rearnotes
@@ -74,12 +87,22 @@ _MATTER_TYPES = frozenset(_MATTER_TYPE_NAMES.split())
 _SENTENCE_END = re.compile("[.!?\u2026][\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u203a\u300d\u300f)\\]_*]*$")
 # A printer's imprint at the end of a book: "_Printed by_ SPOTTISWOODE, BALLANTYNE & CO."
 _PRINTER = re.compile(r"^[\W_]*(made and )?printed( in [\w ]+?)?[\W_]+by(?![a-z])", re.IGNORECASE)
-_COPYRIGHT = re.compile(r"©|\bcopyright\b|\bpublic domain\b", re.IGNORECASE)
+_COPYRIGHT = re.compile(r"©|\bcopyright\b|\bpublic domain\b|\bcreative commons\b", re.IGNORECASE)
 _COPYRIGHT_DETAIL = re.compile(
     r"all rights reserved|\bISBN\b|published by|first published"
     r"|licen[cs]ed under|licensierad|creative commons",
     re.IGNORECASE,
 )
+
+
+def unwrapped_title(title: str) -> tuple[str, tuple[str, ...]]:
+    """A document title without the producer's wrapper, and the author it names ("by Jane Austen")
+    when it was wrapped; the title as it is otherwise."""
+    title = squash(title)
+    match = _WRAPPED_TITLE.match(title)
+    if not match or not (match["wrapper"] or match["site"]):
+        return title, ()
+    return match["title"].strip(), (match["author"].strip(),) if match["author"] else ()
 
 
 def mark_gutenberg(drafts: list[Draft]) -> None:
@@ -119,6 +142,9 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
         return "contents page (by title)"
     if is_matter_title(title):
         return f"{title.lower()} (by title)"
+    # Under a part named as matter ("NOTES" over a note section per essay) the section is matter too.
+    if part := next((p.strip().rstrip(".:") for p in draft.parents if is_matter_title(p)), ""):
+        return f"{part.lower()} (by part title)"
     if _ALSO_BY.match(title) or (not title and any(_ALSO_BY.match(b.text) for b in texts[:2])):
         return "'also by' page"
     if _WRAPPER_TITLE.match(title) and not _has_sentences(draft):
@@ -141,9 +167,14 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     # Examples") is read.
     joined = " ".join(b.text for b in texts)
     named = not title or _same_title(title_key(title), title_key(book_title))
-    if named and word_count(texts) <= 250 and _COPYRIGHT.search(joined) and _COPYRIGHT_DETAIL.search(joined):
+    if named and word_count(texts) <= COPYRIGHT_PAGE_WORDS and _states_copyright(joined):
         return "copyright page"
     return ""
+
+
+def _states_copyright(text: str) -> bool:
+    """A copyright or licence ("©", "Creative Commons") with its details (rights, ISBN, publisher)."""
+    return bool(_COPYRIGHT.search(text) and _COPYRIGHT_DETAIL.search(text))
 
 
 def authors_matter(skipped_by: str) -> bool:
@@ -169,9 +200,12 @@ def _is_title_page(draft: Draft, book_title: str, before_story: bool) -> bool:
     one named for the book ("CANDIDE," again before chapter one) or with a byline.
     """
     texts = [b.text for b in draft.blocks if b.text and not b.boilerplate]
-    if not texts or word_count(b for b in draft.blocks if not b.boilerplate) > 60 or _has_sentences(draft):
-        return False
     title, book = title_key(draft.title), title_key(book_title)
+    if not texts:
+        # The book's title alone (its credits gone) titles nothing after it, as "Book the First" does.
+        return bool(title) and _same_title(title, book)
+    if word_count(b for b in draft.blocks if not b.boilerplate) > 60 or _has_sentences(draft):
+        return False
     byline = any(text.lower().startswith("by ") for text in texts)
     named = title in ("", "cover", "titlepage", "title") or _same_title(title, book)
     # Before the story a page of short lines set in capitals is one too ("OEUVRES", "DE", "VOLTAIRE").
@@ -249,6 +283,34 @@ def _drop_credits(drafts: list[Draft]) -> list[str]:
     return notes
 
 
+def _drop_copyright_pages(drafts: list[Draft]) -> list[str]:
+    """Drop an untitled copyright page that shares a draft with other pages (an EPUB's edition
+    notice among the pages before its first contents entry): the blocks of one source document,
+    with no heading, that state a copyright or licence and its details in a page's words."""
+    notes = []
+    for draft in drafts:
+        pages: dict[str, list[int]] = {}
+        for i, block in enumerate(draft.blocks):
+            if block.source and block.source.document:
+                pages.setdefault(block.source.document, []).append(i)
+        if len(pages) < 2:
+            continue
+        gone: set[int] = set()
+        for indexes in pages.values():
+            blocks = [draft.blocks[i] for i in indexes if draft.blocks[i].text]
+            joined = " ".join(b.text for b in blocks)
+            if (
+                blocks
+                and not any(b.heading for b in blocks)
+                and word_count(blocks) <= COPYRIGHT_PAGE_WORDS
+                and _states_copyright(joined)
+            ):
+                gone.update(indexes)
+                notes.append(f"not read: {squash(joined)[:100]!r}: a copyright page")
+        draft.blocks = [b for i, b in enumerate(draft.blocks) if i not in gone]
+    return notes
+
+
 def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter, ...], tuple[str, ...]]:
     """Classify drafts as body, front or back matter, strip boilerplate from the body, make Chapters;
     and the plan-log lines for the paragraphs dropped as the producer's.
@@ -257,7 +319,7 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
     it (see ingest.titled_chapters).
     """
     mark_gutenberg(drafts)
-    notes = [*drop_from_drafts(drafts), *_drop_credits(drafts)]
+    notes = [*drop_from_drafts(drafts), *_drop_credits(drafts), *_drop_copyright_pages(drafts)]
     for draft in drafts:
         if (wrapper := _WRAPPER_TITLE.match(draft.title)) and _has_sentences(draft):
             notes.append(f"title {draft.title!r} read without the producer's wrapper")
@@ -301,9 +363,9 @@ def without_edge_imprints(
     "ISBN ...") are the edition's, and the opening credits say the title and author already.
 
     Evidence, not a list of publishers: the few short lines before the first paragraph of prose go
-    when one of them is the book's title or names its author; after the last paragraph, the lines
-    from where the title or author is said again, when the title is among them (an author's name
-    alone there may be a letter's signature).
+    when one of them is the book's title, names its author or states a copyright; after the last
+    paragraph, the lines from where the title or author is said again, when the title is among them
+    (an author's name alone there may be a letter's signature).
     """
     places = [
         (c, p)
@@ -336,7 +398,7 @@ def without_edge_imprints(
             start = start[:-1]
     # A title page the reader already found is evidence too: the lines after it continue it.
     after_title_page = any(c.skipped_by == "title page" for c in chapters[: places[0][0]])
-    named = after_title_page or any(is_title(x) or names_author(x) for x in start)
+    named = after_title_page or any(is_title(x) or names_author(x) or _COPYRIGHT.search(x) for x in start)
     opening = len(start) if _is_imprint(start) and named else 0
     # The colophon begins where the title or author is said again after the last paragraph.
     after = prose[-1] + 1

@@ -27,6 +27,8 @@ CONTENTS_LINE = re.compile(
     r"|tartalom|πίνακας περιεχομένων|περιεχόμενα)\.?\s*$",
     re.IGNORECASE,
 )
+# A list bullet before an entry ("     * Getting Started": a contents made by lynx or Markdown).
+_BULLET = re.compile(r"^[*\u2022-]\s+")
 # A page number closing an entry: "  17.", "_Page_ 4", ".......3", "  ix".
 _PAGE_NUMBER = re.compile(r"([\s._]*(_?page_?)?[\s.]*\d+|(\s{2,}|\.{2,})[ivxlc]+)\.?\s*$", re.IGNORECASE)
 #: Entries start this far from the margin at most; a word further right heads the page column.
@@ -145,6 +147,7 @@ def _entries(lines: list[str]) -> list[Entry]:
             continue
         if stripped.startswith("["):
             continue
+        stripped = _BULLET.sub("", stripped)
         title = _PAGE_NUMBER.sub("", stripped)
         rows.append((indent, " ".join(title.replace("_", "").split()).rstrip("."), title != stripped, blank))
         blank = False
@@ -206,19 +209,26 @@ def located(entries: list[Entry], blocks: list[str]) -> dict[int, Listed]:
 
 def _with_levels(found: dict[int, tuple[Entry, int]], blocks: list[str]) -> dict[int, Listed]:
     """Which found entries are chapters: group headings and the outermost entries, and the entries
-    inside an outer one that runs longer than a chapter does."""
+    one level in wherever an entry of the level above runs longer than a chapter does (then that
+    level is parts: a short part's entries are chapters too, as its long siblings' are)."""
     starts = sorted(found)
     indents = {n: -1 if entry.group else entry.indent for n, (entry, _) in found.items()}
     outermost = min(indent for indent in indents.values() if indent >= 0)
     sizes = [len(block) for block in blocks]
-    chapters: dict[int, Listed] = {}
-    for place, number in enumerate(starts):
-        entry, lines = found[number]
-        outer = next((n for n in reversed(starts[:place]) if 0 <= indents[n] < indents[number]), None)
-        if indents[number] <= outermost or outer is None:
-            chapters[number] = Listed(entry, lines, chapter=True)
-            continue
+    outers = {
+        number: next((n for n in reversed(starts[:place]) if 0 <= indents[n] < indents[number]), None)
+        for place, number in enumerate(starts)
+    }
+    parts: set[int] = set()  # the indents whose entries are parts, not chapters
+    for part in {n for n in outers.values() if n is not None}:
         # The outer entry runs to the next entry no further in than it.
-        end = next((n for n in starts if n > outer and indents[n] <= indents[outer]), len(blocks))
-        chapters[number] = Listed(entry, lines, chapter=sum(sizes[outer:end]) > LONGEST_CHAPTER_CHARS)
+        end = next((n for n in starts if n > part and indents[n] <= indents[part]), len(blocks))
+        if sum(sizes[part:end]) > LONGEST_CHAPTER_CHARS:
+            parts.add(indents[part])
+    chapters: dict[int, Listed] = {}
+    for number in starts:
+        entry, lines = found[number]
+        outer = outers[number]
+        chapter = indents[number] <= outermost or outer is None or indents[outer] in parts
+        chapters[number] = Listed(entry, lines, chapter=chapter)
     return chapters

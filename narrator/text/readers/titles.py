@@ -127,3 +127,12 @@ def chapter_run(found: list[tuple[int, int]], words_after: Callable[[int], int])
 
 def title_from_stem(path: Path) -> str:
     return re.sub(r"[-_]+", " ", path.stem).strip().title()
+
+
+# A note reference set against a title's word: "COMPENSATION.[93]", "SHAKSPEARE;[525] OR, THE POET".
+_NOTE_REFERENCE = re.compile(r"(?<=[^\s\[(])\[\d{1,4}\]")
+
+
+def without_note_references(title: str) -> str:
+    """A contents label as heard: the note numbers a heading carries in print are not said."""
+    return _NOTE_REFERENCE.sub("", title)

@@ -62,6 +62,10 @@ _LINE_NUMBER_CLASS = re.compile(r"^(lnum|linenum|line-?num(ber)?|verse-?num(ber)
 _NUMBER_ONLY = re.compile(r"^\s*[\[(]?\d{1,4}[.)\]]?\s*$")
 _BOILERPLATE_TOKEN = re.compile(r"^(pg-?(header|footer|boilerplate|start-separator|end-separator))$")
 _BOILERPLATE_ID = re.compile(r"^(pg-(header|footer)|project-gutenberg-license)")
+# A wiki's own interface kept in an export: MediaWiki's message boxes ("This work can be edited
+# at ... If you would like to help"), edit links, what its skins never print; calibre numbers
+# class names ("mbox-text1").
+_INTERFACE_CLASS = re.compile(r"^([a-z]?mbox(-text|-image)?|noprint|ws-noexport|mw-editsection)\d*$")
 _CODE_CLASS = re.compile(r"code|program|source|listing|console|shell|screen|syntax|highlight")
 _NOTE_TYPES = frozenset({"footnote", "endnote", "rearnote", "note"})
 _NOTE_CLASS = re.compile(r"footnote|noteref|fnref")
@@ -241,7 +245,7 @@ def unspoken(element: etree._Element, drop_notes: bool) -> str:
     tag = tag_of(element)
     if tag in _DROP_TAGS or _is_note_marker(element, tag):
         return "other"
-    if any(_LINE_NUMBER_CLASS.match(name) for name in _classes(element)):
+    if any(_LINE_NUMBER_CLASS.match(name) or _INTERFACE_CLASS.match(name) for name in _classes(element)):
         return "other"
     if drop_notes and (tag == "figcaption" or types_of(element) & _NOTE_TYPES):
         return "note"
@@ -380,7 +384,8 @@ class _Extractor:
             self.buffer.append(_LINE if context.poem and not context.heading else " ")
             return
         if tag == "img":
-            if self.alt_text and element.get("alt", "").strip():
+            # In a heading a picture is the title set as an image: its alt text is the title.
+            if (self.alt_text or context.heading) and element.get("alt", "").strip():
                 self.buffer.append(f" {element.get('alt')} ")
             return
         inner = context

@@ -179,3 +179,40 @@ def test_a_bare_illustration_mark_is_not_read(tmp_path: Path) -> None:
     page = f"<html><body>{body}</body></html>"
     book = read_book(_write(tmp_path, "fleurs.html", page))
     assert [p for c in book.chapters for p in c.paragraphs] == ["Le texte. Suite."]
+
+
+WIKI_EXPORT = """<html><head><title>The Project Gutenberg eBook of Old Songs, by Ann Lee.</title></head><body>
+<h2>Old Songs</h2>
+<h6>Exported from Wikisource on February 8, 2023</h6>
+<table class="plainlinks1"><tr><td class="mbox-text1">A scan-backed, verifiable version of this work
+can be edited here. If you would like to help, please see the help pages.</td></tr></table>
+<h2>BOOK ONE.</h2>
+<h2><img src="t1.png" alt="THE HOUSE."></h2>
+<p>The house stood on a hill above the river, and every window looked out over the water below it.</p>
+<p>Nobody who lived there ever wished to leave it, though the winters were long and very cold.</p>
+<h2>BOOK TWO.</h2>
+<h2><img src="t2.png" alt="THE GARDEN."></h2>
+<p>The garden ran down to the water, and in summer the children played there from dawn to dusk.</p>
+<h1>About this digital edition</h1>
+<p>We distribute our books for free, under a free license. The following users contributed.</p>
+</body></html>"""
+
+
+def test_a_wiki_export_and_titles_set_as_images(tmp_path: Path) -> None:
+    book = read_book(_write(tmp_path, "songs.html", WIKI_EXPORT))
+    # The producer's wrapper is not the title; the author it names is the book's.
+    assert (book.title, book.authors) == ("Old Songs", ("Ann Lee",))
+    body = [c for c in book.chapters if c.kind == "body"]
+    # A heading that is a picture is titled by its alt text; the half-title above it joins it.
+    assert [c.title for c in body] == ["BOOK ONE. THE HOUSE", "BOOK TWO. THE GARDEN"]
+    said = " ".join(p for c in body for p in c.paragraphs)
+    assert "Exported from Wikisource" not in said
+    assert "scan-backed" not in said  # the wiki's message box is its interface
+    assert "We distribute" not in said
+    assert any(c.skipped_by == "about this digital edition (by title)" for c in book.chapters)
+
+
+def test_the_author_meta_names_the_authors(tmp_path: Path) -> None:
+    page = NOVEL.replace("<title>", '<meta name="author" content="Scott Chacon, Ben Straub"><title>')
+    # A comma may invert one name as well as part two: the line is kept whole.
+    assert read_book(_write(tmp_path, "git.html", page)).authors == ("Scott Chacon, Ben Straub",)

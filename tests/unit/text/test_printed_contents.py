@@ -162,14 +162,15 @@ THE SONGS
     assert any("heard at the start of 'Introduction'" in note for note in book.notes)
 
 
-def test_indented_entries_are_chapters_only_inside_an_entry_longer_than_a_chapter() -> None:
+def test_indented_entries_are_chapters_only_where_their_level_runs_longer_than_a_chapter() -> None:
+    # Bulleted as lynx writes a contents: the bullets are not part of the titles.
     def text(paragraphs: int) -> str:
         return f"""CONTENTS
 
-  The School                          1
-      Costumes                       16
-  The Wedding                        19
-      Suggestions                    37
+  * The School                          1
+      * Costumes                       16
+  * The Wedding                        19
+      * Suggestions                    37
 
 
 
@@ -202,12 +203,12 @@ SUGGESTIONS
 
     short = [c.title for c in _book(text(3)).chapters if c.paragraphs]
     assert short == ["The School", "The Wedding"]
-    # A school of more than 90 minutes: its costumes are a chapter of their own; the wedding's
-    # suggestions stay inside it.
+    # A school of more than 90 minutes makes its level parts: the costumes are a chapter of their
+    # own, and so are the shorter wedding's suggestions, as a listener expects of sibling parts.
     long = [
         c.title for c in _book(text(LONGEST_CHAPTER_CHARS // len(PROSE * 2) + 1)).chapters if c.paragraphs
     ]
-    assert long == ["The School", "Costumes", "The Wedding"]
+    assert long == ["The School", "Costumes", "The Wedding", "Suggestions"]
 
 
 def test_a_contents_that_does_not_head_the_text_is_no_map() -> None:

@@ -1,0 +1,77 @@
+"""Front and back matter found by evidence (narrator/text/readers/matter.py) and titles as heard."""
+
+from __future__ import annotations
+
+import pytest
+
+from narrator.core.book import Chapter
+from narrator.text.readers.matter import build_chapters, is_matter_title, without_edge_imprints
+from narrator.text.readers.titles import without_note_references
+from narrator.text.readers.xhtml import Block, Draft, Source
+
+PROSE = "The grandmother came to the valley in spring, and the children ran out to meet her at the gate."
+
+
+@pytest.mark.parametrize(
+    ("title", "matter"),
+    [
+        ("The GNU General Public License", True),
+        ("About this digital edition", True),
+        ("About this document", True),
+        ("GLOSSARY", True),
+        ("The Marriage License", False),
+        ("About Us", False),
+    ],
+)
+def test_matter_titles(title: str, matter: bool) -> None:
+    assert is_matter_title(title) is matter
+
+
+def test_the_sections_under_a_notes_part_are_notes() -> None:
+    drafts = [
+        Draft("Compensation", [Block(PROSE)]),
+        Draft("NOTES", []),
+        Draft("Compensation", [Block("1. Page 3. The reference is to an earlier essay.")], ("NOTES",)),
+    ]
+    chapters, _ = build_chapters(drafts, "Essays")
+    assert [(c.kind, c.skipped_by) for c in chapters] == [
+        ("body", ""),
+        ("back", "notes (by title)"),
+        ("back", "notes (by part title)"),
+    ]
+
+
+def test_a_copyright_page_among_the_opening_pages_is_not_read() -> None:
+    def page(name: str, *texts: str) -> list[Block]:
+        return [Block(text, source=Source(name, f"/html/body/p[{n}]")) for n, text in enumerate(texts, 1)]
+
+    notice = "Vydání podléhá licenci Creative Commons Uveďte autora 3.0 Česko. ISBN 978-80-274-0043-0."
+    opening = Draft(
+        "", [*page("title.xhtml", "Babička"), *page("notice.xhtml", notice), *page("motto.xhtml", PROSE)]
+    )
+    chapters, notes = build_chapters([opening, Draft("I", [Block(PROSE)])], "Babička")
+    assert chapters[0].paragraphs == ("Babička", PROSE)
+    assert notes == (f"not read: {notice[:100]!r}: a copyright page",)
+    # A page with a heading is a chapter's, even where it cites a licence: it is read.
+    headed = Draft("Preface", [Block("Using Code Examples", heading=2), Block(notice), Block(PROSE)])
+    for n, block in enumerate(headed.blocks):
+        block.source = Source("preface.xhtml" if n < 2 else "more.xhtml", f"/p[{n}]")
+    assert build_chapters([headed], "Book")[0][0].paragraphs == ("Using Code Examples", notice, PROSE)
+
+
+def test_a_copyright_line_is_evidence_of_the_title_page() -> None:
+    chapters = [
+        Chapter(
+            "", ("INTERNACIA MONDLITERATURO", "G. P. STAMATOV", "COPYRIGHT 1922 BY FERDINAND HIRT & SOHN")
+        ),
+        Chapter("I", (PROSE,)),
+    ]
+    kept, notes = without_edge_imprints(chapters, "Nuntempaj Rakontoj", [])
+    assert [p for c in kept for p in c.paragraphs] == [PROSE]
+    assert len(notes) == 3
+
+
+def test_note_references_are_not_part_of_a_title() -> None:
+    assert without_note_references("SHAKSPEARE;[525] OR, THE POET") == "SHAKSPEARE; OR, THE POET"
+    assert without_note_references("COMPENSATION.[93]") == "COMPENSATION."
+    assert without_note_references("Chapter [1]") == "Chapter [1]"  # set apart: not a reference
