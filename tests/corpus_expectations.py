@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from narrator.core.errors import BookError
 from narrator.core.language import primary_language
 from narrator.engines.espeak import EspeakOptions
 from narrator.plan.plan import PlanSettings, speaker_for
 from narrator.text.ingest import load_book
-from narrator.text.readers.titles import title_key
+from narrator.text.readers.titles import bare_number, title_key
 from narrator.text.segment import segment_book
 
 SETTINGS = PlanSettings(engine="espeak", options=EspeakOptions(), budget=400)
@@ -47,13 +48,20 @@ def _loose(title: str) -> str:
 
 
 def _found(want: str, titles: list[str]) -> bool:
-    # A found title may carry its part's ("Book One. Chapter I") and may differ in case and marks.
-    return any(title_key(found).endswith(_loose(want)) for found in titles)
+    # A found title may carry its part's ("Book One. Chapter I") and may differ in case and marks;
+    # a numeral is the same number in roman or arabic figures ("I" is heard as "1" is).
+    number = bare_number(want)
+    ends = {_loose(want), *([str(number)] if number is not None else [])}
+    return any(title_key(found).endswith(end) for found in titles for end in ends)
 
 
 def failures(entry: dict, books: Path) -> list[str]:
-    """What the planned book misses of ``entry``'s expectations (empty when it passes)."""
-    planned = plan(books / entry["file"])
+    """What the planned book misses of ``entry``'s expectations (empty when it passes); a book
+    narrator refuses misses all of them, in the one line the user would read."""
+    try:
+        planned = plan(books / entry["file"])
+    except BookError as error:
+        return [f"refused: {error}"]
     missed = []
     if primary_language(planned.language) != primary_language(entry["language"]):
         missed.append(f"language {planned.language!r}, not {entry['language']!r}")

@@ -67,6 +67,19 @@ def joined(parts: Sequence[Chapter], headed: bool) -> Chapter:
     )
 
 
+def trimmed(chapter: Chapter, start: int, end: int) -> Chapter:
+    """The chapter's paragraphs ``start`` to ``end``, its section ends, notes and sources with them."""
+    if (start, end) == (0, len(chapter.paragraphs)):
+        return chapter
+    return replace(
+        chapter,
+        paragraphs=chapter.paragraphs[start:end],
+        section_ends=frozenset(n - start for n in chapter.section_ends if start <= n < end - 1),
+        notes=tuple((min(max(after - start, 0), end - start), text) for after, text in chapter.notes),
+        sources=chapter.sources[start:end],
+    )
+
+
 _IMAGE_MAGIC = (
     (b"\xff\xd8\xff", "image/jpeg"),
     (b"\x89PNG\r\n\x1a\n", "image/png"),

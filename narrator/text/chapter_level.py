@@ -14,11 +14,18 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from narrator.core.book import CHARS_PER_MINUTE, LONGEST_CHAPTER_CHARS, Chapter, joined
-from narrator.text.readers.titles import title_key
+from narrator.core.book import CHARS_PER_MINUTE, LONGEST_CHAPTER_CHARS, Chapter, joined, trimmed
+from narrator.text.readers.titles import (
+    CHAPTER_LINE,
+    CJK_CHAPTER_AFTER_SENTENCE,
+    CJK_CHAPTER_LINE,
+    NUMBERED_HEADINGS,
+    title_key,
+)
 
 #: An opening piece shorter than this (about 20 s: a dedication, an epigraph, a publisher's line)
-#: is heard at the start of the first chapter rather than being a chapter of its own.
+#: is heard at the start of the first chapter (of the book or of its part) rather than being a
+#: chapter of its own; one titled "Epigraph" or "Dedication" may run to a minute.
 FRONT_PIECE_CHARS = CHARS_PER_MINUTE // 3
 #: These judgements are made only in a book of real chapters, whose median runs this long: in a
 #: book of a few lines a chapter (and a test's) is as short as any dedication.
@@ -29,6 +36,12 @@ DIVISION_MEDIAN_CHARS = 45 * CHARS_PER_MINUTE
 DIVISION_MAX_CHARS = LONGEST_CHAPTER_CHARS
 #: ... and they hold at least this many chapters each on average: a part of one chapter is a title.
 DIVISION_MEAN_CHAPTERS = 2
+# A piece named for what opens a book or a part, in the languages of the corpus and its neighbours.
+_FRONT_PIECE = re.compile(
+    r"(^|\W)(epigraphs?|mott(o|oes)|dedication|[ée]pigraphe|d[ée]dicace|widmung|ep[íi]grafe|dedicatoria"
+    r"|dedica|эпиграф|посвящение)\W*$",
+    re.IGNORECASE,
+)
 # A play's list of characters, heard at the start of the first act.
 _CAST_LIST = re.compile(
     r"(^|\.\s*)(dramatis person(ae|æ)|persons represented|the persons of the play|characters"
@@ -46,9 +59,81 @@ def _is_cast_list(chapter: Chapter) -> bool:
     return any(_CAST_LIST.search(line) for line in (chapter.title, *chapter.paragraphs[:1]))
 
 
+def _is_front_piece(chapter: Chapter) -> bool:
+    """Under 20 s, or under a minute and titled as what opens a chapter (an epigraph, a motto)."""
+    chars = _chars(chapter)
+    return chars < FRONT_PIECE_CHARS or (
+        chars < CHARS_PER_MINUTE and bool(_FRONT_PIECE.search(chapter.title))
+    )
+
+
 def _has_real_chapters(chapters: Sequence[Chapter]) -> bool:
     lengths = [_chars(c) for c in chapters if c.kind == "body" and c.paragraphs]
     return bool(lengths) and statistics.median(lengths) >= REAL_CHAPTER_CHARS
+
+
+#: Longest paragraph that can be a chapter line inside a chapter's text.
+CHAPTER_LINE_CHARS = 80
+
+
+def _heading_lines(chapter: Chapter) -> tuple[Chapter, list[int]]:
+    """The chapter with a chapter line that ends a paragraph made a paragraph of its own, and the
+    indexes of the paragraphs that are chapter lines ("CHAPTER XII.", "第二回 …")."""
+    paragraphs: list[str] = []
+    sources: list[tuple[str, str] | None] = []
+    first: list[int] = []  # each old paragraph's first new index
+    lines: list[int] = []
+    for n, text in enumerate(chapter.paragraphs):
+        source = chapter.sources[n] if chapter.sources else None
+        first.append(len(paragraphs))
+        line = text
+        if ending := CJK_CHAPTER_AFTER_SENTENCE.search(text):
+            paragraphs.append(text[: ending.start()])
+            sources.append(source)
+            line = ending["line"]
+        if len(line) <= CHAPTER_LINE_CHARS and (CHAPTER_LINE.match(line) or CJK_CHAPTER_LINE.match(line)):
+            lines.append(len(paragraphs))
+        paragraphs.append(line)
+        sources.append(source)
+    first.append(len(paragraphs))
+    split = replace(
+        chapter,
+        paragraphs=tuple(paragraphs),
+        section_ends=frozenset(first[n + 1] - 1 for n in chapter.section_ends),
+        notes=tuple((first[after], text) for after, text in chapter.notes),
+        sources=tuple(sources) if chapter.sources else (),
+    )
+    return split, lines
+
+
+def at_chapter_lines(chapters: Sequence[Chapter], book_title: str) -> tuple[list[Chapter], list[str]]:
+    """A chapter that runs longer than a chapter does and holds chapter lines the contents did not
+    list (an EPUB made from a plain text lists only its title and licence) is split at them; its
+    own title, unless it only names the book, is their parent. And the plan-log lines that say so."""
+    kept: list[Chapter] = []
+    notes: list[str] = []
+    for chapter in chapters:
+        split, lines = _heading_lines(chapter) if chapter.kind == "body" else (chapter, [])
+        if _chars(chapter) <= LONGEST_CHAPTER_CHARS or len(lines) < NUMBERED_HEADINGS:
+            kept.append(chapter)
+            continue
+        named = chapter.title and title_key(chapter.title) != title_key(book_title)
+        parents = (*chapter.parents, chapter.title) if named else chapter.parents
+        if lines[0] > 0 and any(p.strip() for p in split.paragraphs[: lines[0]]):
+            kept.append(_piece(split, 0, lines[0], chapter.title, chapter.parents))
+        for start, end in zip(lines, [*lines[1:], len(split.paragraphs)], strict=True):
+            kept.append(_piece(split, start + 1, end, split.paragraphs[start], parents))
+        notes.append(
+            f"chapter {chapter.title!r} runs over {LONGEST_CHAPTER_CHARS // CHARS_PER_MINUTE} minutes:"
+            f" split at the {len(lines)} chapter lines in its text"
+        )
+    return kept, notes
+
+
+def _piece(chapter: Chapter, start: int, end: int, title: str, parents: tuple[str, ...]) -> Chapter:
+    """Paragraphs ``start`` to ``end`` as a chapter, with only the notes that follow them."""
+    notes = tuple((after, text) for after, text in chapter.notes if start < after <= end or after == start)
+    return replace(trimmed(replace(chapter, notes=notes), start, end), title=title, parents=parents)
 
 
 def without_title_pages(chapters: Sequence[Chapter]) -> list[Chapter]:
@@ -67,21 +152,24 @@ def without_title_pages(chapters: Sequence[Chapter]) -> list[Chapter]:
 
 
 def with_front_pieces_folded(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[str]]:
-    """Short opening pieces, and a play's cast list, heard at the start of the chapter after them;
-    and the plan-log lines that say so."""
+    """Short opening pieces of the book or of a part, and a play's cast list, heard at the start of
+    the chapter after them; and the plan-log lines that say so."""
     if not _has_real_chapters(chapters):
         return list(chapters), []
     folded: dict[int, list[int]] = {}  # a chapter's index: the pieces heard at its start
     why: dict[int, str] = {}  # a piece's index: why it is one
     pieces: list[int] = []
     opening = True
+    part: tuple[str, ...] = ()
     for n, chapter in enumerate(chapters):
         if chapter.kind != "body" or not chapter.paragraphs:
             continue
+        # A part's epigraph opens the part's first chapter as a book's opens its first.
+        starts_part, part = bool(chapter.parents) and chapter.parents != part, chapter.parents
         if _is_cast_list(chapter):
             why[n] = "a cast list"
-        elif opening and _chars(chapter) < FRONT_PIECE_CHARS:
-            why[n] = "under 20 s, before the first chapter"
+        elif (opening or starts_part) and _is_front_piece(chapter):
+            why[n] = "a short piece before the first chapter" + ("" if opening else " of its part")
         else:
             # The opening lasts until the first chapter of a minute or more: a short poem before
             # the story is a piece of its own, and a dedication after it still opens chapter one.

@@ -11,7 +11,12 @@ from pathlib import Path
 from narrator.core.book import Book, Chapter
 from narrator.core.errors import BookError
 from narrator.core.publish import require_file
-from narrator.text.chapter_level import at_listening_level, with_front_pieces_folded, without_title_pages
+from narrator.text.chapter_level import (
+    at_chapter_lines,
+    at_listening_level,
+    with_front_pieces_folded,
+    without_title_pages,
+)
 from narrator.text.detect_language import settle_language
 from narrator.text.limits import Limits, check_book_bytes, check_book_chars
 from narrator.text.readers import READERS, book_suffix
@@ -49,10 +54,12 @@ def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = Non
         check_book_chars(path, book, limits)
     edges, imprints = without_edge_imprints(book.chapters, book.title, book.authors)
     book = replace(book, chapters=tuple(edges), notes=(*book.notes, *imprints))
+    lined, split = at_chapter_lines(book.chapters, book.title)
     # Divisions first, so that a cast list before them opens the first act ahead of its scene.
-    levels, levelled = at_listening_level(without_title_pages(book.chapters))
+    levels, levelled = at_listening_level(without_title_pages(lined))
     pieces, folded = with_front_pieces_folded(levels)
-    book = settle_language(replace(book, chapters=tuple(pieces), notes=(*book.notes, *levelled, *folded)))
+    log = (*book.notes, *split, *levelled, *folded)
+    book = settle_language(replace(book, chapters=tuple(pieces), notes=log))
     chapters = titled_chapters(book.chapters, book.language)
     if not chapters:
         raise BookError(f"{path}: the book has no text to speak")

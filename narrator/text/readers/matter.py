@@ -11,10 +11,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from narrator.core.book import Chapter
+from narrator.core.book import Chapter, trimmed
 from narrator.text.readers.decode import squash
 from narrator.text.readers.repetition import drop_from_drafts
-from narrator.text.readers.titles import title_key
+from narrator.text.readers.titles import CHAPTER_LINE, CJK_CHAPTER_LINE, title_key
 from narrator.text.readers.xhtml import Block, Draft
 
 PG_START = re.compile(
@@ -83,8 +83,13 @@ _MATTER_TYPE_NAMES = """
     index seriespage other-credits endnotes footnotes rearnotes
 """
 _MATTER_TYPES = frozenset(_MATTER_TYPE_NAMES.split())
-# A sentence's end, with the quotes and brackets that may close it in any language ("…!“", "…?»").
-_SENTENCE_END = re.compile("[.!?\u2026][\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u203a\u300d\u300f)\\]_*]*$")
+# A sentence's end, with the quotes and brackets that may close it in any language ("…!“", "…?»",
+# "。」").
+_SENTENCE_END = re.compile(
+    "[.!?\u2026\u3002\uff01\uff1f][\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u203a\u300d\u300f)\\]_*]*$"
+)
+# Chinese characters and Japanese kana: scripts that write words without spaces between them.
+_HAN_KANA = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # A printer's imprint at the end of a book: "_Printed by_ SPOTTISWOODE, BALLANTYNE & CO."
 _PRINTER = re.compile(r"^[\W_]*(made and )?printed( in [\w ]+?)?[\W_]+by(?![a-z])", re.IGNORECASE)
 _COPYRIGHT = re.compile(r"©|\bcopyright\b|\bpublic domain\b|\bcreative commons\b", re.IGNORECASE)
@@ -123,8 +128,13 @@ def mark_gutenberg(drafts: list[Draft]) -> None:
             draft.blocks[index] = replace(draft.blocks[index], boilerplate=True)
 
 
+def words(text: str) -> int:
+    """Words of a text, in scripts written without spaces too: two Han or kana characters a word."""
+    return len(text.split()) + len(_HAN_KANA.findall(text)) // 2
+
+
 def word_count(blocks: Iterable[Block]) -> int:
-    return sum(len(b.text.split()) for b in blocks)
+    return sum(words(b.text) for b in blocks)
 
 
 def is_matter_title(line: str) -> bool:
@@ -185,7 +195,7 @@ def authors_matter(skipped_by: str) -> bool:
 def _has_sentences(draft: Draft) -> bool:
     """Whether the draft has running text: a line set in capitals is a title, even with a stop."""
     texts = [b.text for b in draft.blocks if b.text and not b.boilerplate and not b.text.isupper()]
-    return any(len(t.split()) >= 4 and _SENTENCE_END.search(t) for t in texts)
+    return any(words(t) >= 4 and _SENTENCE_END.search(t) for t in texts)
 
 
 def _same_title(title: str, book: str) -> bool:
@@ -209,9 +219,7 @@ def _is_title_page(draft: Draft, book_title: str, before_story: bool) -> bool:
     byline = any(text.lower().startswith("by ") for text in texts)
     named = title in ("", "cover", "titlepage", "title") or _same_title(title, book)
     # Before the story a page of short lines set in capitals is one too ("OEUVRES", "DE", "VOLTAIRE").
-    layout = all(len(text.split()) <= 8 or text.isupper() for text in texts) and any(
-        t.isupper() for t in texts
-    )
+    layout = all(words(text) <= 8 or text.isupper() for text in texts) and any(t.isupper() for t in texts)
     return (before_story and layout) or named or byline
 
 
@@ -253,7 +261,7 @@ def _drop_credits(drafts: list[Draft]) -> list[str]:
     """Drop the producer's credit where producers sign, in the book's first or last blocks of text,
     and a contact address (a few words and an e-mail address) wherever it stands.
 
-    The credit's next block goes with it when it is a list of names, not a sentence.
+    The credit's next block goes with it when it is a list of names, not a sentence nor a chapter line.
     """
     said = [(d, i) for d in drafts for i, b in enumerate(d.blocks) if b.text and not b.boilerplate]
     edges = {*range(min(CREDIT_BLOCKS, len(said))), *range(max(len(said) - CREDIT_BLOCKS, 0), len(said))}
@@ -263,17 +271,18 @@ def _drop_credits(drafts: list[Draft]) -> list[str]:
         text = draft.blocks[i].text
         if i in gone.get(id(draft), ()):
             continue
-        if _EMAIL.search(text) and len(text.split()) <= CREDIT_WORDS // 2 and not _SENTENCE_END.search(text):
+        if _EMAIL.search(text) and words(text) <= CREDIT_WORDS // 2 and not _SENTENCE_END.search(text):
             gone.setdefault(id(draft), set()).add(i)
             notes.append(f"not read: {squash(text)[:100]!r}: a contact address")
             continue
-        if n not in edges or len(text.split()) > CREDIT_WORDS or not PRODUCED_BY.search(text):
+        if n not in edges or words(text) > CREDIT_WORDS or not PRODUCED_BY.search(text):
             continue
         lost = [text]
         gone.setdefault(id(draft), set()).add(i)
         if n + 1 < len(said) and said[n + 1][0] is draft:
             names = draft.blocks[said[n + 1][1]].text
-            if len(names.split()) <= CREDIT_WORDS // 2 and not _SENTENCE_END.search(names):
+            chapter_line = CHAPTER_LINE.match(names) or CJK_CHAPTER_LINE.match(names)
+            if words(names) <= CREDIT_WORDS // 2 and not _SENTENCE_END.search(names) and not chapter_line:
                 gone[id(draft)].add(said[n + 1][1])
                 lost.append(names)
         notes.append(f"not read: {squash(' '.join(lost))[:100]!r}: the producer's credit")
@@ -378,23 +387,19 @@ def without_edge_imprints(
         return list(chapters), []
     said = [chapters[c].paragraphs[p] for c, p in places]
     key = title_key(title)
-    authors_words = [words for author in authors if (words := _names(author))]
+    authors_words = [names for author in authors if (names := _names(author))]
 
     def is_title(line: str) -> bool:
         return bool(key) and title_key(line) == key
 
     def names_author(line: str) -> bool:
-        return any(words <= _names(line) for words in authors_words)
+        return any(names <= _names(line) for names in authors_words)
 
     start = said[: prose[0]]
     # A line of a few words in the prose's own chapter, just before it, is its heading.
     if start and places[prose[0] - 1][0] == places[prose[0]][0]:
         last = start[-1]
-        if (
-            "\n" not in last
-            and len(last.split()) <= HEADING_WORDS
-            and not (is_title(last) or names_author(last))
-        ):
+        if "\n" not in last and words(last) <= HEADING_WORDS and not (is_title(last) or names_author(last)):
             start = start[:-1]
     # A title page the reader already found is evidence too: the lines after it continue it.
     after_title_page = any(c.skipped_by == "title page" for c in chapters[: places[0][0]])
@@ -418,7 +423,7 @@ def without_edge_imprints(
     for c, chapter in enumerate(chapters):
         keep = [p for p in range(len(chapter.paragraphs)) if (c, p) not in gone]
         if keep or not chapter.paragraphs:
-            kept.append(_trimmed(chapter, keep[0], keep[-1] + 1) if keep else chapter)
+            kept.append(trimmed(chapter, keep[0], keep[-1] + 1) if keep else chapter)
         elif chapter.title:
             notes.append(f"chapter {chapter.title!r} is not read: all of it is the edition's")
     return kept, notes
@@ -426,21 +431,8 @@ def without_edge_imprints(
 
 def _is_imprint(lines: Sequence[str]) -> bool:
     """A title page's or colophon's lines: a few, each short."""
-    return len(lines) <= IMPRINT_LINES and all(len(line.split()) < 2 * PROSE_WORDS for line in lines)
+    return len(lines) <= IMPRINT_LINES and all(words(line) < 2 * PROSE_WORDS for line in lines)
 
 
 def _is_prose(paragraph: str) -> bool:
-    return len(paragraph.split()) >= PROSE_WORDS and bool(_SENTENCE_END.search(paragraph.rstrip()))
-
-
-def _trimmed(chapter: Chapter, start: int, end: int) -> Chapter:
-    """The chapter's paragraphs ``start`` to ``end``, its section ends, notes and sources with them."""
-    if (start, end) == (0, len(chapter.paragraphs)):
-        return chapter
-    return replace(
-        chapter,
-        paragraphs=chapter.paragraphs[start:end],
-        section_ends=frozenset(n - start for n in chapter.section_ends if start <= n < end - 1),
-        notes=tuple((min(max(after - start, 0), end - start), text) for after, text in chapter.notes),
-        sources=chapter.sources[start:end],
-    )
+    return words(paragraph) >= PROSE_WORDS and bool(_SENTENCE_END.search(paragraph.rstrip()))

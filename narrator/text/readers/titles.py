@@ -25,6 +25,13 @@ CHAPTER_LINE = re.compile(
     r"[.:]?\s*(.*)$",
     re.IGNORECASE,
 )
+# A Chinese or Japanese chapter line: "第一回 …", "第十二章", "第三夜" (回 and 章 chapters, 夜 nights,
+# 节/節 sections, 卷/巻 volumes).
+_CJK_DIVISION = r"第[一二三四五六七八九十百千〇零两0-9０-９]+[回章夜节節卷巻篇]"
+CJK_CHAPTER_LINE = re.compile(rf"^\s*{_CJK_DIVISION}(?P<name>\s.*)?$")
+#: ... and one set at the end of a paragraph, after its last sentence (a text's line breaks lost
+#: when it was made an EPUB): "…便知分曉。 第二回 廣源店股東拆股 馬鞍街星士談星".
+CJK_CHAPTER_AFTER_SENTENCE = re.compile(rf"(?<=[。！？」』])\s+(?P<line>{_CJK_DIVISION}(\s[^。！？]*)?)$")
 #: Divisions above chapters: their headings title the chapter that follows.
 PART_WORDS = frozenset({"book", "part", "volume", "act"})
 
@@ -34,7 +41,7 @@ _CHAPTER_WORDS = {
     "en": "Chapter", "fr": "Chapitre", "de": "Kapitel", "es": "Capítulo", "pt": "Capítulo",
     "it": "Capitolo", "nl": "Hoofdstuk", "sv": "Kapitel", "da": "Kapitel", "no": "Kapittel",
     "fi": "Luku", "pl": "Rozdział", "cs": "Kapitola", "ru": "Глава", "uk": "Розділ", "el": "Κεφάλαιο",
-    "hu": "Fejezet", "ca": "Capítol", "eo": "Ĉapitro", "la": "Caput", "he": "פרק",
+    "hu": "Fejezet", "ca": "Capítol", "eo": "Ĉapitro", "la": "Caput", "he": "פרק", "tl": "Kabanata",
 }  # fmt: skip
 
 

@@ -27,6 +27,7 @@ from narrator.text.readers.printed_contents import located, without_contents
 from narrator.text.readers.repetition import drop_from_pages
 from narrator.text.readers.titles import (
     CHAPTER_LINE,
+    CJK_CHAPTER_LINE,
     PART_WORDS,
     bare_number,
     chapter_run,
@@ -50,11 +51,6 @@ _NAMED_HEADING = re.compile(
 _ORDINAL_DIVISION = re.compile(
     r"^\s*(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last)\s+(act|part|book)\.?\s*$",
     re.IGNORECASE,
-)
-# A Chinese or Japanese chapter line: "第一回 …", "第十二章", "第三夜" (回 and 章 chapters, 夜 nights,
-# 节/節 sections, 卷/巻 volumes).
-_CJK_DIVISION = re.compile(
-    r"^\s*第[一二三四五六七八九十百千〇零两0-9０-９]+[回章夜节節卷巻篇](?P<name>\s.*)?$"
 )
 # A numbered section heading set flush left on a line of its own: "1.  Introduction", "10. References".
 _NUMBERED_HEADING = re.compile(r"^(?P<number>\d{1,3})\.?[ \t]+(?P<name>[^\W\d_][^\n]*[^.,;:\s])$")
@@ -127,7 +123,7 @@ def _heading(line: str) -> re.Match[str] | None:
         CHAPTER_LINE.match(line)
         or _NAMED_HEADING.match(line)
         or _ORDINAL_DIVISION.match(line)
-        or _CJK_DIVISION.match(line)
+        or CJK_CHAPTER_LINE.match(line)
     )
 
 

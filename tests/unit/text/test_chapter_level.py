@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from narrator.core.book import CHARS_PER_MINUTE, Chapter
 from narrator.text.chapter_level import (
+    at_chapter_lines,
     at_listening_level,
     with_front_pieces_folded,
     without_title_pages,
@@ -35,10 +38,26 @@ def test_opening_pieces_and_a_cast_list_are_heard_at_the_start_of_the_first_chap
     assert [c.title for c in kept] == ["One", "Two"]
     assert kept[0].paragraphs[:2] == ("To my brother.", "But who shall dwell in these worlds?")
     assert {0, 1} <= kept[0].section_ends
-    assert len(notes) == 2 and "under 20 s" in notes[0]
+    assert len(notes) == 2 and "a short piece before the first chapter" in notes[0]
     cast = [chapter("Dramatis Personae", 2), chapter("Act I", 20)]
     kept, notes = with_front_pieces_folded(cast)
     assert [c.title for c in kept] == ["Act I"] and "a cast list" in notes[0]
+
+
+def test_a_part_s_epigraph_opens_the_part_s_first_chapter() -> None:
+    # Half a minute: a poem titled as the part's epigraph; a piece of that length not titled so stays.
+    poem = ("When from dark error's subjugation my words of passionate exhortation. " * 6,)
+    part_one, part_two = ("Part I",), ("Part II",)
+    chapters = [
+        chapter("I", 5, part_one),
+        chapter("Epigraph", text=poem, parents=part_two),
+        chapter("I", 5, part_two),
+    ]
+    kept, notes = with_front_pieces_folded(chapters)
+    assert [(c.title, c.parents) for c in kept] == [("I", part_one), ("I", part_two)]
+    assert kept[1].paragraphs[0] == poem[0] and "of its part" in notes[0]
+    untitled = [chapters[0], chapter("Snow", text=poem, parents=part_two), chapters[2]]
+    assert with_front_pieces_folded(untitled) == (untitled, [])
 
 
 def test_a_short_piece_after_the_story_has_begun_stays_a_chapter() -> None:
@@ -86,3 +105,34 @@ def test_unread_notes_move_with_their_paragraphs() -> None:
     opening = Chapter("Dedication", ("To my brother.",), notes=((1, "A note."),))
     kept, _ = with_front_pieces_folded([opening, chapter("One", 5), chapter("Two", 5)])
     assert kept[0].notes == ((1, "A note."),)
+
+
+def test_a_chapter_of_hours_is_split_at_the_chapter_lines_in_its_text() -> None:
+    hour = (MINUTE,) * 60
+    story = Chapter(
+        "The Tale",
+        (
+            "Opening words.",
+            "CHAPTER I.",
+            *hour,
+            "CHAPTER II.",
+            *hour,
+            "故事完了。 第三回 廣源店股東拆股",
+            *hour,
+        ),
+    )
+    kept, notes = at_chapter_lines([story], "A Book")
+    assert [(c.title, c.parents) for c in kept] == [
+        ("The Tale", ()),
+        ("CHAPTER I.", ("The Tale",)),
+        ("CHAPTER II.", ("The Tale",)),
+        ("第三回 廣源店股東拆股", ("The Tale",)),
+    ]
+    # A chapter line set after a paragraph's last sentence leaves the sentence where it was.
+    assert kept[2].paragraphs[-1] == "故事完了。" and kept[3].paragraphs == hour
+    assert "split at the 3 chapter lines" in notes[0]
+    # A chapter of a listening length keeps its lines as headings; so does a book's title chapter.
+    short = Chapter("The Tale", ("CHAPTER I.", MINUTE, "CHAPTER II.", MINUTE, "CHAPTER III.", MINUTE))
+    assert at_chapter_lines([short], "A Book") == ([short], [])
+    titled = at_chapter_lines([replace(story, title="A Book")], "A Book")[0]
+    assert [c.parents for c in titled[1:]] == [(), (), ()]
