@@ -316,7 +316,8 @@ def without_edge_imprints(
         return list(chapters), []
     said = [chapters[c].paragraphs[p] for c, p in places]
     key = title_key(title)
-    authors_words = [words for author in authors if (words := _names(author))]
+    # An initial stands for a given name the title page may spell out: "M. A. Yurkin" is "Maxim A. Yurkin".
+    authors_words = [words for author in authors if (words := {w for w in _names(author) if len(w) > 1})]
 
     def is_title(line: str) -> bool:
         return bool(key) and title_key(line) == key
