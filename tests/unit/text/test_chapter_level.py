@@ -86,3 +86,17 @@ def test_unread_notes_move_with_their_paragraphs() -> None:
     opening = Chapter("Dedication", ("To my brother.",), notes=((1, "A note."),))
     kept, _ = with_front_pieces_folded([opening, chapter("One", 5), chapter("Two", 5)])
     assert kept[0].notes == ((1, "A note."),)
+
+
+def test_an_untitled_abstract_opens_the_first_section_and_a_titled_one_stays() -> None:
+    abstract = chapter("", text=("Abstract. " + MINUTE, MINUTE))
+    chapters = [abstract, chapter("1. Introduction", 5), chapter("2. Methods", 5)]
+    kept, notes = with_front_pieces_folded(chapters)
+    assert [c.title for c in kept] == ["1. Introduction", "2. Methods"]
+    assert kept[0].paragraphs[0].startswith("Abstract. ")
+    assert "an untitled abstract" in notes[0]
+    # Untitled but not an abstract ("Summary of ..." is prose), or titled: a chapter of its own.
+    prose = chapter("", text=("Summary of the case. " + MINUTE, MINUTE))
+    assert with_front_pieces_folded([prose, *chapters[1:]])[0][0] is prose
+    titled = chapter("Abstract", text=(MINUTE, MINUTE))
+    assert with_front_pieces_folded([titled, *chapters[1:]])[0][0] is titled
