@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from narrator.core.book import CHARS_PER_MINUTE, LONGEST_CHAPTER_CHARS, Chapter, joined, trimmed
+from narrator.text.readers.matter import opens_an_abstract
 from narrator.text.readers.titles import (
     CHAPTER_LINE,
     CJK_CHAPTER_AFTER_SENTENCE,
@@ -152,8 +153,8 @@ def without_title_pages(chapters: Sequence[Chapter]) -> list[Chapter]:
 
 
 def with_front_pieces_folded(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[str]]:
-    """Short opening pieces of the book or of a part, and a play's cast list, heard at the start of
-    the chapter after them; and the plan-log lines that say so."""
+    """Short opening pieces of the book or of a part, an untitled abstract, and a play's cast list,
+    heard at the start of the chapter after them; and the plan-log lines that say so."""
     if not _has_real_chapters(chapters):
         return list(chapters), []
     folded: dict[int, list[int]] = {}  # a chapter's index: the pieces heard at its start
@@ -170,6 +171,9 @@ def with_front_pieces_folded(chapters: Sequence[Chapter]) -> tuple[list[Chapter]
             why[n] = "a cast list"
         elif (opening or starts_part) and _is_front_piece(chapter):
             why[n] = "a short piece before the first chapter" + ("" if opening else " of its part")
+        elif opening and not chapter.title.strip() and opens_an_abstract(chapter.paragraphs):
+            # Untitled, it has no name to skip to: a paper's abstract opens its first section.
+            why[n] = "an untitled abstract, before the first chapter"
         else:
             # The opening lasts until the first chapter of a minute or more: a short poem before
             # the story is a piece of its own, and a dedication after it still opens chapter one.

@@ -53,6 +53,12 @@ CREDIT_BLOCKS = 5
 CREDIT_WORDS = 60
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
 # A page of a web address and a few words is the producer's ("www.feedbooks.com", a slogan).
+# A paper's abstract, as a heading line or run into its paragraph ("Abstract. The blockchain ...").
+_ABSTRACT = re.compile(
+    r"^(abstract|summary|résumé|resumen|resumo|zusammenfassung|riassunto|samenvatting|streszczenie"
+    r"|аннотация|анотація)\s*([.:\u2014\u2013-]|$)",
+    re.IGNORECASE,
+)
 _WEB_ADDRESS = re.compile(r"^(https?://|www\.)\S+$", re.IGNORECASE)
 _MATTER_TITLE = re.compile(
     r"^(colophon|copyright( page| notice)?|imprint|legal notice|cover( page)?|title ?page|half ?title"
@@ -185,6 +191,11 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
 def _states_copyright(text: str) -> bool:
     """A copyright or licence ("©", "Creative Commons") with its details (rights, ISBN, publisher)."""
     return bool(_COPYRIGHT.search(text) and _COPYRIGHT_DETAIL.search(text))
+
+
+def opens_an_abstract(paragraphs: Sequence[str]) -> bool:
+    """Whether a paper's abstract is among these first paragraphs, as its heading or run in."""
+    return any(_ABSTRACT.match(paragraph.strip()) for paragraph in paragraphs[:PAPER_HEAD_LINES])
 
 
 def authors_matter(skipped_by: str) -> bool:
@@ -356,6 +367,8 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
 PROSE_WORDS = 12
 #: A heading is one line of at most this many words.
 HEADING_WORDS = 8
+#: A paper's abstract stands within this many lines of its start (title, authors, affiliations).
+PAPER_HEAD_LINES = 12
 #: A title page, with its imprint, or a colophon holds at most this many lines.
 IMPRINT_LINES = 30
 
@@ -387,7 +400,8 @@ def without_edge_imprints(
         return list(chapters), []
     said = [chapters[c].paragraphs[p] for c, p in places]
     key = title_key(title)
-    authors_words = [names for author in authors if (names := _names(author))]
+    # An initial stands for a given name the title page may spell out: "M. A. Yurkin" is "Maxim A. Yurkin".
+    authors_words = [names for author in authors if (names := {w for w in _names(author) if len(w) > 1})]
 
     def is_title(line: str) -> bool:
         return bool(key) and title_key(line) == key
@@ -396,14 +410,20 @@ def without_edge_imprints(
         return any(names <= _names(line) for names in authors_words)
 
     start = said[: prose[0]]
+    # An abstract run into the first paragraph heads it; the short lines above a paper's abstract
+    # are its title block, evidence as the title or author is.
+    run_in = opens_an_abstract(said[prose[0] : prose[0] + 1])
+    abstract = run_in
     # A line of a few words in the prose's own chapter, just before it, is its heading.
-    if start and places[prose[0] - 1][0] == places[prose[0]][0]:
+    if not run_in and start and places[prose[0] - 1][0] == places[prose[0]][0]:
         last = start[-1]
         if "\n" not in last and words(last) <= HEADING_WORDS and not (is_title(last) or names_author(last)):
             start = start[:-1]
+            abstract = opens_an_abstract([last])
     # A title page the reader already found is evidence too: the lines after it continue it.
     after_title_page = any(c.skipped_by == "title page" for c in chapters[: places[0][0]])
-    named = after_title_page or any(is_title(x) or names_author(x) or _COPYRIGHT.search(x) for x in start)
+    evidence = any(is_title(x) or names_author(x) or _COPYRIGHT.search(x) for x in start)
+    named = after_title_page or abstract or evidence
     opening = len(start) if _is_imprint(start) and named else 0
     # The colophon begins where the title or author is said again after the last paragraph.
     after = prose[-1] + 1

@@ -63,6 +63,8 @@ _PAGE_NUMBER = re.compile(r"^[\W_]*(page\s*)?(\d{1,4}|[ivxlcdm]{1,7})(\s*(of|/)\
 _MONOSPACE = re.compile(r"mono|nimbusmon|courier|typewriter|cmtt|sftt|consol|menlo|inconsolata|code", re.I)
 # A footnote's own marker, set at its start: "1Notably ...", "* See ..."
 _NOTE_MARK = re.compile(r"^[\d*†‡§]+\s*")
+# A table cell that names something: two letters in a row ("Gzero", "Name"), not "1." or "•".
+_NAME = re.compile(r"[^\W\d_]{2}")
 _SPACED = re.compile(r"\b\w(?: \w\b){2,}")
 # A figure's or table's caption: "Table 1: EU Countries", "Figure 3. The rotunda", "Fig. 2."
 _CAPTION = re.compile(r"^(Table|Figure|Fig\.|Plate|Illustration)\s+[\dIVXLC]+[.:]\s")
@@ -89,6 +91,8 @@ COLUMN_SHARE = 0.3
 LISTING_WORD_LETTERS = 4
 #: The most characters a table cell's line holds.
 TABLE_CELL_CHARS = 30
+#: A table has at least this many rows, and a row at least this many cells of short text.
+TABLE_ROWS = 3
 #: Average characters of text per page below which the PDF is taken for a scan.
 MIN_CHARS_PER_PAGE = 20
 MiB = 1024 * 1024
@@ -257,14 +261,39 @@ def _furniture(lines: list[_Line]) -> set[int]:
     }
 
 
+def _described_rows(on_page: list[_Line]) -> list[int]:
+    """The baselines of a table whose last column is prose (a name, then a value and a description
+    that pdfminer joins into one long line): a short cell that names something, at one left edge
+    on each row, with a line beside it that starts in the page's left half. Two columns of prose
+    share baselines too, but the right one starts past the middle; a list's markers ("1.", "(iv)")
+    are not names."""
+    middle = (min(line.box_x0 for line in on_page) + max(line.box_x1 for line in on_page)) / 2
+    by_top: dict[int, list[_Line]] = {}
+    for line in on_page:
+        by_top.setdefault(round(line.top), []).append(line)
+    labelled: dict[int, list[int]] = {}  # a label column's left edge: its rows
+    for top, row in by_top.items():
+        row.sort(key=lambda line: line.x0)
+        label, rest = row[0], row[1:]
+        if (
+            len(label.text) <= TABLE_CELL_CHARS
+            and _NAME.search(label.text)
+            and not _PAGE_NUMBER.match(label.text)
+            and any(label.x1 < line.x0 < middle for line in rest)
+        ):
+            labelled.setdefault(round(label.x0), []).append(top)
+    return max(labelled.values(), key=len, default=[])
+
+
 def _tables(lines: list[_Line]) -> tuple[set[int], list[str]]:
     """ids of the lines of tables, and a plan-log line for each: a table is read as a grid of
     cells, which no listener can follow, so it is skipped.
 
     A table row is a baseline that three or more boxes of short text share (pdfminer boxes each
-    cell apart); three such rows on a page make a table of the boxes that lie between them and
-    hold only short lines (a spanning header cell may sit a line or two above). Two columns of
-    prose share baselines too, but in two long lines."""
+    cell apart), or a row of a table whose last column is prose (``_described_rows``); three
+    such rows on a page make a table of the boxes that lie between them and hold only short lines
+    (a spanning header cell may sit a line or two above), and of the boxes of its rows. Two
+    columns of prose share baselines too, but in two long lines."""
     pages: dict[int, list[_Line]] = {}
     for line in lines:
         pages.setdefault(line.page, []).append(line)
@@ -275,18 +304,22 @@ def _tables(lines: list[_Line]) -> tuple[set[int], list[str]]:
         for line in on_page:
             if len(line.text) <= TABLE_CELL_CHARS:
                 rows.setdefault(round(line.top), set()).add(line.box)
-        tops = sorted(top for top, boxes in rows.items() if len(boxes) >= 3)
-        if len(tops) < 3:
+        tops = sorted(top for top, boxes in rows.items() if len(boxes) >= TABLE_ROWS)
+        described = _described_rows(on_page)
+        if len(described) > len(tops):
+            tops = sorted(described)
+        if len(tops) < TABLE_ROWS:
             continue
         low, high = tops[0] - 1, tops[-1] + 1
         boxes: dict[int, list[_Line]] = {}
         for line in on_page:
             boxes.setdefault(line.box, []).append(line)
+        in_rows = {line.box for line in on_page if round(line.top) in tops}
         cells = [
             box
-            for box in boxes.values()
+            for number, box in boxes.items()
             if all(low - 2 * line.size <= line.top <= high + 2 * line.size for line in box)
-            and all(len(line.text) <= TABLE_CELL_CHARS for line in box)
+            and (all(len(line.text) <= TABLE_CELL_CHARS for line in box) or (number in in_rows and described))
         ]
         skipped |= {id(line) for box in cells for line in box}
         log.append(f"page {page + 1}: a table of {len(tops)} rows is skipped (tables are not read)")

@@ -136,3 +136,17 @@ def test_a_chapter_of_hours_is_split_at_the_chapter_lines_in_its_text() -> None:
     assert at_chapter_lines([short], "A Book") == ([short], [])
     titled = at_chapter_lines([replace(story, title="A Book")], "A Book")[0]
     assert [c.parents for c in titled[1:]] == [(), (), ()]
+
+
+def test_an_untitled_abstract_opens_the_first_section_and_a_titled_one_stays() -> None:
+    abstract = chapter("", text=("Abstract. " + MINUTE, MINUTE))
+    chapters = [abstract, chapter("1. Introduction", 5), chapter("2. Methods", 5)]
+    kept, notes = with_front_pieces_folded(chapters)
+    assert [c.title for c in kept] == ["1. Introduction", "2. Methods"]
+    assert kept[0].paragraphs[0].startswith("Abstract. ")
+    assert "an untitled abstract" in notes[0]
+    # Untitled but not an abstract ("Summary of ..." is prose), or titled: a chapter of its own.
+    prose = chapter("", text=("Summary of the case. " + MINUTE, MINUTE))
+    assert with_front_pieces_folded([prose, *chapters[1:]])[0][0] is prose
+    titled = chapter("Abstract", text=(MINUTE, MINUTE))
+    assert with_front_pieces_folded([titled, *chapters[1:]])[0][0] is titled

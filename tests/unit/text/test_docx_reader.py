@@ -13,6 +13,8 @@ from narrator.text.readers import READERS
 from narrator.text.readers.docx import read_docx
 
 ALICE = BOOKS / "alice-in-wonderland-pg11-pandoc.docx"
+# Written in Word: numbered headings, appendices in styles based on Heading 1/2, a contents page.
+ADDA = BOOKS / "adda-user-manual-word.docx"
 # Real Word files from mammoth's tests: one paragraph with two footnotes, and one with a comment.
 FOOTNOTES = DATA / "docx" / "mammoth-footnotes.docx"
 COMMENTS = DATA / "docx" / "mammoth-comments.docx"
@@ -48,6 +50,21 @@ def test_a_real_docx_plans_its_heading_chapters_and_core_properties() -> None:
     assert "Gutenberg" not in spoken and "Contents" not in spoken
 
 
+def test_headings_carry_words_list_numbers_and_styles_based_on_headings_are_headings() -> None:
+    book = load_book(ADDA)
+    titles = [c.title for c in book.chapters]
+    assert titles[:3] == ["1 Introduction", "2 Using the Manual", "3 Running ADDA"]
+    # The appendices' own heading style, lettered by its own list, and "Heading 2_app" under it.
+    assert titles[-4:] == ["A Command Line Options", "B Input Files", "C Output Files", "D Auxiliary Files"]
+    assert book.chapters[2].paragraphs[0] == "3.1 Sequential mode"
+    assert "C.1 stderr, logerr" in book.chapters[-2].paragraphs
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "Sequential mode5" not in spoken and "Sequential mode 5" not in spoken  # the contents page
+    # The title page names the authors that the core properties give with initials, joined by "and".
+    assert book.authors == ("M. A. Yurkin", "A. G. Hoekstra")
+    assert "Univ Rouen Normandie" not in spoken
+
+
 @pytest.mark.parametrize(
     ("notes", "paragraphs", "unread"),
     [
@@ -77,7 +94,7 @@ def test_a_damaged_docx_is_one_line(tmp_path: Path) -> None:
     no_body = _rewritten(tmp_path, FOOTNOTES, "nobody.docx", "word/document.xml", None)
     assert "no word/document.xml" in refused_in_one_line(no_body)
     garbled = _rewritten(tmp_path, FOOTNOTES, "garbled.docx", "word/document.xml", b"<w:document><w:body>")
-    assert "cannot read the DOCX" in refused_in_one_line(garbled)
+    assert "word/document.xml is not well-formed XML" in refused_in_one_line(garbled)
     encrypted = tmp_path / "locked.docx"
     encrypted.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600))
     assert "password-protected" in refused_in_one_line(encrypted)

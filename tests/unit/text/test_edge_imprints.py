@@ -31,3 +31,14 @@ def test_without_the_title_or_author_nothing_goes() -> None:
     ]
     kept, notes = without_edge_imprints(chapters, "Babička", ["Božena Němcová"])
     assert kept == chapters and not notes
+
+
+def test_the_lines_above_a_paper_s_abstract_are_its_title_block() -> None:
+    # Neither the metadata's title nor its author is on the page: the abstract is the evidence,
+    # heading its paragraph as a run-in or as a line of its own.
+    title_block = ("A SECURE LEDGER", "REVISION 2018-01-22")
+    for opening in ((f"Abstract. {PROSE}",), ("Abstract", PROSE)):
+        chapters = [Chapter("", (*title_block, *opening)), Chapter("1. Introduction", (PROSE,))]
+        kept, notes = without_edge_imprints(chapters, "Yellow Paper", ["Gavin Wood"])
+        assert kept[0].paragraphs == opening
+        assert len(notes) == 2

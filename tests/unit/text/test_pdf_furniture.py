@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import BOOKS, DATA
 from pdfminer.high_level import extract_pages
-from pdfminer.layout import LAParams, LTTextContainer, LTTextLine
+from pdfminer.layout import LAParams, LTFigure, LTTextContainer, LTTextLine
 
 from narrator.text.ingest import load_book
 from narrator.text.readers.titles import title_key
@@ -27,6 +27,8 @@ TEAL = BOOKS / "teal-user-manual-pdftex.pdf"
 WORD = BOOKS / "man-without-a-body-word.pdf"
 GROFF = DATA / "pdf" / "pianoforte-sonata-ch1-2-groff.pdf"
 COLUMNS = DATA / "pdf" / "multicolumn.pdf"
+# calibre prints its running header and page number in a Form XObject on each page.
+CALIBRE = BOOKS / "die-verwandlung-pg22367-calibre.pdf"
 
 # Each PDF's running header as it prints it; a header above the top 15% of no page counts.
 HEADERS = {
@@ -88,6 +90,53 @@ def test_no_pages_running_header_is_spoken(path: Path) -> None:
             assert header not in paragraphs, f"page {number}: {header!r}"
         else:
             assert header not in spoken, f"page {number}: {header!r}"
+
+
+@cache
+def _drawn_in_forms(path: Path) -> tuple[tuple[tuple[str, float], ...], ...]:
+    """Each page's lines drawn inside Form XObjects (pdfminer's figures), which pdfminer lays out
+    as text only when asked to (``all_texts``): each line's text and the share of the page's
+    height below its top."""
+    pages = []
+    for page in extract_pages(path, laparams=LAParams(char_margin=4.0, all_texts=True)):
+        figures = [item for item in page if isinstance(item, LTFigure)]
+        pages.append(
+            tuple(
+                (" ".join(box.get_text().split()), box.y1 / page.height)
+                for figure in figures
+                for box in figure
+                if isinstance(box, LTTextContainer)
+            )
+        )
+    return tuple(pages)
+
+
+def test_a_header_and_page_numbers_drawn_in_a_form_are_never_spoken() -> None:
+    forms = _drawn_in_forms(CALIBRE)
+    header = "Franz Kafka · Die Verwandlung"
+    headed = [n for n, lines in enumerate(forms, 1) if (header, pytest.approx(0.946, abs=0.01)) in lines]
+    numbers = [int(text) for lines in forms for text, top in lines if top < 0.15 and text.isdigit()]
+    # Every page but the cover has the header at its top and its number at its foot, in turn.
+    assert headed == list(range(2, len(forms) + 1))
+    assert numbers == list(range(1, len(forms)))
+    paragraphs = _paragraphs(CALIBRE)
+    spoken = " ".join(paragraphs)
+    assert header not in spoken
+    assert not any(p.isdigit() for p in paragraphs)
+    # Where a sentence of the story (not the licence after it) runs on over a page break, nothing
+    # comes between its words: no page number, no header.
+    runs_on = 0
+    for number, (page, following) in enumerate(pairwise(_pages(CALIBRE)), 1):
+        lines = [line for box in page for line in box]
+        after = [line for box in following for line in box]
+        if not lines or not after:
+            continue
+        last = min(lines, key=lambda line: line[1])[0]
+        first = max(after, key=lambda line: line[1])[0]
+        if last[-1].isalpha() and first[0].islower() and last in spoken and first in spoken:
+            runs_on += 1
+            assert f"{last} {first}" in spoken, f"page {number}: {last} / {first}"
+    assert runs_on >= 20
 
 
 def _hyphenated(path: Path) -> list[tuple[int, str, str]]:

@@ -157,12 +157,12 @@ def test_a_two_column_papers_bookmarks_cut_at_their_headings_in_the_outlines_ord
     chapters = read_book(BOOKS / "ethereum-yellowpaper-pdftex.pdf").chapters
     titles = [c.title for c in chapters]
     # Cut by their heights, 13 ran into 15 and References into 16: the right column is higher.
-    assert titles[13:16] == ["13. Future Directions", "14. Conclusion", "15. Acknowledgements"]
-    assert titles[16:19] == ["16. Availability", "References", "Appendix A. Terminology"]
+    assert titles[12:15] == ["13. Future Directions", "14. Conclusion", "15. Acknowledgements"]
+    assert titles[15:18] == ["16. Availability", "References", "Appendix A. Terminology"]
     # On page 7 pdfminer laid section 6's opening (right column) before section 5's heading (left
     # column, lower), and the two were one chapter; the page is read column by column.
-    assert titles[5:7] == ["5. Gas and Payment", "6. Transaction Execution"]
-    gas = chapters[5].paragraphs
+    assert titles[4:6] == ["5. Gas and Payment", "6. Transaction Execution"]
+    gas = chapters[4].paragraphs
     assert gas[1].startswith("In order to avoid issues of network abuse")
     assert gas[-1].endswith("the chance that their transaction will be mined in a timely manner.")
 
@@ -201,3 +201,42 @@ def test_a_pdf_whose_stream_inflates_to_too_much_is_refused_before_it_is_inflate
     bomb.write_bytes(one_page_pdf(zlib.compress(b"BT ET " + bytes(8 * 1024 * 1024), 9)))
     assert bomb.stat().st_size < 64 * 1024
     assert "decompresses to too much data" in refused_in_one_line(bomb)
+
+
+def _line(top: float, x0: float, text: str, box: int) -> pdf._Line:
+    x1 = x0 + 4.5 * len(text)
+    return pdf._Line(0, top, 9.0, text, box, top / 800, x0, x1, x0, x1)
+
+
+def test_a_table_whose_last_column_is_prose_is_skipped_and_two_columns_and_lists_are_read() -> None:
+    # Names at one left edge, each with its value and description joined into one long line.
+    described = [_line(700.0, 57.0, "Name", 1), _line(700.0, 140.0, "Value Description", 2)]
+    for n, name in enumerate(("Gzero", "Gbase", "Gverylow", "Gsload")):
+        top = 689.0 - 11 * n
+        described += [
+            _line(top, 57.0, name, 3),
+            _line(top, 150.0, f"{n} Amount of gas to pay for the set.", 4 + n),
+        ]
+    described.append(_line(300.0, 57.0, "Below the table the text goes on in a long line of prose.", 9))
+    skipped, log = pdf._tables(described)
+    assert {line.text for line in described if id(line) in skipped} == {line.text for line in described[:-1]}
+    assert log == ["page 1: a table of 5 rows is skipped (tables are not read)"]
+    # Two columns whose left paragraphs end in short lines beside the right column's prose.
+    columns = [_line(700.0 - 11 * n, 57.0, "ends here.", 20 + n) for n in range(4)]
+    columns += [_line(700.0 - 11 * n, 310.0, "the right column runs on in prose", 30) for n in range(4)]
+    # A numbered list: its markers name nothing.
+    listed = [_line(500.0 - 11 * n, 57.0, f"{n + 1}.", 40 + n) for n in range(4)]
+    listed += [
+        _line(500.0 - 11 * n, 70.0, "an item of the list, told in a sentence.", 50 + n) for n in range(4)
+    ]
+    assert pdf._tables(columns + listed) == (set(), [])
+
+
+def test_the_yellow_papers_fee_and_opcode_tables_are_not_read_cell_by_cell() -> None:
+    book = load_book(BOOKS / "ethereum-yellowpaper-pdftex.pdf")
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "Paid for a JUMPDEST operation" not in spoken and "Refund given (added into" not in spoken
+    assert "Halts execution." not in spoken
+    assert "page 24: a table of 36 rows is skipped (tables are not read)" in book.notes
+    # The text around the tables is read.
+    assert "The fee schedule G is a tuple" in spoken
