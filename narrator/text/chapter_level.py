@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 from narrator.core.book import CHARS_PER_MINUTE, LONGEST_CHAPTER_CHARS, Chapter, joined, trimmed
 from narrator.text.readers.matter import opens_an_abstract
 from narrator.text.readers.titles import (
-    CHAPTER_LINE,
     CJK_CHAPTER_AFTER_SENTENCE,
     CJK_CHAPTER_LINE,
     NUMBERED_HEADINGS,
+    chapter_line,
     title_key,
 )
 
@@ -92,7 +92,7 @@ def _heading_lines(chapter: Chapter) -> tuple[Chapter, list[int]]:
             paragraphs.append(text[: ending.start()])
             sources.append(source)
             line = ending["line"]
-        if len(line) <= CHAPTER_LINE_CHARS and (CHAPTER_LINE.match(line) or CJK_CHAPTER_LINE.match(line)):
+        if len(line) <= CHAPTER_LINE_CHARS and (chapter_line(line) or CJK_CHAPTER_LINE.match(line)):
             lines.append(len(paragraphs))
         paragraphs.append(line)
         sources.append(source)

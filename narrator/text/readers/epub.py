@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -22,7 +24,7 @@ from narrator.text.readers.decode import squash
 from narrator.text.readers.levels import chapters_as_listened
 from narrator.text.readers.matter import build_chapters, matter_rule
 from narrator.text.readers.repetition import drop_repeats, without
-from narrator.text.readers.titles import title_from_stem, without_note_references
+from narrator.text.readers.titles import title_from_stem, title_key, without_note_references
 from narrator.text.readers.xhtml import (
     Block,
     Document,
@@ -389,12 +391,6 @@ class _Epub:
                 order.insert(at, entry.path)
             previous = entry.path
         stream = [(n, self.document(name)) for n, name in enumerate(order)]
-        starts = []
-        for toc_index, entry in enumerate(toc):
-            doc_index = order.index(entry.path)
-            block = self.document(entry.path).anchors.get(entry.fragment, 0) if entry.fragment else 0
-            starts.append(((doc_index, block), toc_index))
-        starts.sort()
 
         def pieces(begin: tuple[int, int], end: tuple[int, int]) -> list[list[Block]]:
             """The blocks from begin to end, one list per document."""
@@ -405,6 +401,17 @@ class _Epub:
                     high = end[1] if n == end[0] else len(doc.blocks)
                     taken.append(doc.blocks[low:high])
             return taken
+
+        def place(entry: _TocEntry) -> tuple[int, int]:
+            block = self.document(entry.path).anchors.get(entry.fragment, 0) if entry.fragment else 0
+            return order.index(entry.path), block
+
+        def says_nothing(entry: _TocEntry, after: _TocEntry) -> bool:
+            blocks = [b for part in pieces(place(entry), place(after)) for b in part]
+            return not any(b.text and not b.heading for b in blocks)
+
+        toc, running = _without_running_titles(toc, says_nothing)
+        starts = sorted((place(entry), toc_index) for toc_index, entry in enumerate(toc))
 
         final = (len(stream), 0)
         contents: dict[int, list[list[Block]]] = {}
@@ -424,6 +431,7 @@ class _Epub:
                 drafts.append(draft)
         for toc_index, entry in enumerate(toc):
             first, *rest = contents[toc_index] or [[]]
+            first = _without_leading(first, running) if running else first
             chapter = Draft(*take_title(first, entry.title or None), parents=entry.parents)
             if entry.path in self.auxiliary:
                 # Out of the reading order: a glossary, answers, a pop-up the reader opens at will.
@@ -439,6 +447,39 @@ class _Epub:
                     chapter.blocks += blocks
             drafts += [chapter, *matter]
         return drafts
+
+
+def _without_running_titles(
+    toc: list[_TocEntry], says_nothing: Callable[[_TocEntry, _TocEntry], bool]
+) -> tuple[list[_TocEntry], set[str]]:
+    """Entries the contents repeats before every division ("PUBLI VERGILI MARONIS" / "AENEIDOS",
+    then "LIBER II"), with no text of their own before the next entry, are the book's running
+    title set above each division's heading: one entry with the next, where the stack begins,
+    titled by its own label; and the running title's keys."""
+    said = Counter(title_key(entry.title) for entry in toc)
+    kept: list[_TocEntry] = []
+    absorbed: set[str] = set()
+    running: _TocEntry | None = None  # the first of the running-title entries above this one
+    for entry, after in zip(toc, [*toc[1:], None], strict=True):
+        repeated = said[title_key(entry.title)] > 1
+        if after is not None and repeated and says_nothing(entry, after):
+            running = running or entry
+            absorbed.add(title_key(entry.title))
+            continue
+        start = running or entry
+        kept.append(replace(entry, path=start.path, fragment=start.fragment, parents=start.parents))
+        running = None
+    return kept, absorbed
+
+
+def _without_leading(blocks: list[Block], headings: set[str]) -> list[Block]:
+    """The blocks without the running title's headings that open them."""
+    start = 0
+    while start < len(blocks) and (
+        not blocks[start].text or (blocks[start].heading and title_key(blocks[start].text) in headings)
+    ):
+        start += 1
+    return blocks[start:]
 
 
 @dataclass(frozen=True)

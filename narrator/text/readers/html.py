@@ -14,7 +14,7 @@ from narrator.core.errors import BookError
 from narrator.core.language import well_formed_tag
 from narrator.text.readers.decode import decode_text, squash
 from narrator.text.readers.matter import build_chapters, unwrapped_title
-from narrator.text.readers.titles import CHAPTER_LINE, NUMBER_WORD, bare_number, chapter_run, title_from_stem
+from narrator.text.readers.titles import NUMBER_WORD, bare_number, chapter_line, chapter_run, title_from_stem
 from narrator.text.readers.xhtml import Block, Draft, extract, parse_html, parse_xhtml, tag_of
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
@@ -87,7 +87,7 @@ def drafts_at_headings(blocks: list[Block], title: str) -> tuple[str, list[Draft
 
 def _numbers_only(title: str) -> bool:
     """A heading that numbers a chapter and names nothing: "CHAPTER I", "XII.", "Part Two", "One"."""
-    line = CHAPTER_LINE.match(title)
+    line = chapter_line(title)
     return (
         bare_number(title) is not None
         or NUMBER_WORD.fullmatch(title.strip()) is not None

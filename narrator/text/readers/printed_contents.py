@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from narrator.core.book import LONGEST_CHAPTER_CHARS
-from narrator.text.readers.titles import CHAPTER_LINE, title_key
+from narrator.text.readers.titles import chapter_line, title_key
 
 # "CONTENTS", "Table of Contents", and the word in the languages Gutenberg texts are written in.
 CONTENTS_LINE = re.compile(
@@ -69,11 +69,24 @@ class Listed:
 
 def entry_key(line: str) -> str:
     """What a contents line and the heading it lists share: "chapter i", or the title's letters."""
-    heading = CHAPTER_LINE.match(line)
+    heading = chapter_line(line)
     if heading:
         return f"{heading.group(1).lower()} {heading.group(3).lower()}"
     key = title_key(_PAGE_NUMBER.sub("", line))
     return "" if key == "page" else key
+
+
+# An entry that numbers its chapter before the title: "I.--Sa Cubierta", "12. The Storm" (not
+# "2.1. Conformance", a section numbered within its chapter).
+_NUMBERED_ENTRY = re.compile(r"^\s*([0-9]{1,3}|[IVXLCDM]+)\s*(\.|--|\u2014|\u2013|:|\))(?!\d)")
+_ROMAN_ENTRY = re.compile(r"^([IVXLCDM]+)\s*(\.|--|\u2014|\u2013|:|\))(?!\d)")
+
+
+def _entry_keys(line: str) -> set[str]:
+    """The keys a heading may answer an entry with: its title's, and its number's alone where the
+    entry numbers the chapter (the heading may be "I", its title a line below)."""
+    numbered = _NUMBERED_ENTRY.match(line.strip())
+    return {entry_key(line), *([title_key(numbered.group(1))] if numbered else [])} - {""}
 
 
 def _is_prose(block: list[str]) -> bool:
@@ -125,7 +138,7 @@ def without_contents(lines: list[str]) -> tuple[list[str], list[Entry]]:
         if line and not lines[end - 1].strip() and _heads_prose(lines, end):
             break  # a heading right above running text: the text has begun
         if _PAGE_NUMBER.search(line):
-            paged.add(entry_key(line))
+            paged |= _entry_keys(line)
         elif entry_key(line) in paged:
             break  # an entry's heading in the text, where the contents gave its page
         end += 1
@@ -148,9 +161,16 @@ def _entries(lines: list[str]) -> list[Entry]:
         if stripped.startswith("["):
             continue
         stripped = _BULLET.sub("", stripped)
+        if roman := _ROMAN_ENTRY.match(stripped):
+            # Roman numbers set flush right ("   I.--", " VIII.--") align their ends, not their starts.
+            indent += len(roman.group(1))
         title = _PAGE_NUMBER.sub("", stripped)
-        rows.append((indent, " ".join(title.replace("_", "").split()).rstrip("."), title != stripped, blank))
+        paged_line = title != stripped
+        title = " ".join(title.replace("_", "").split()).rstrip(".-\u2013\u2014: ")
+        rows.append((indent, title, paged_line, blank))
         blank = False
+    indents = {row[0] for row in rows}
+    rows = [(_level_indent(indent, indents), title, paged, blank) for indent, title, paged, blank in rows]
     paged = any(row[2] for row in rows)
     entries: list[Entry] = []
     n = 0
@@ -165,6 +185,14 @@ def _entries(lines: list[str]) -> list[Entry]:
         entries.append(Entry(title, indent, group=alone and not has_page and following is not None))
         n += 1
     return [e for e in entries if entry_key(e.title)]
+
+
+def _level_indent(indent: int, indents: set[int]) -> int:
+    """The indent of ``indent``'s level: indents in adjacent columns are one level (the ends of
+    "I.", "II.", "VIII." set flush left), the smallest of them standing for it."""
+    while indent - 1 in indents:
+        indent -= 1
+    return indent
 
 
 def _heading_keys(block: str) -> list[str]:
@@ -192,10 +220,12 @@ def located(entries: list[Entry], blocks: list[str]) -> dict[int, Listed]:
     found: dict[int, tuple[Entry, int]] = {}
     position = 0
     for entry in entries:
-        key = entry_key(entry.title)
+        wanted = _entry_keys(entry.title)
         for number in range(position, len(blocks)):
             keys = _heading_keys(blocks[number])
-            lines = next((n + 1 for n, heading in enumerate(keys) if _answers(key, heading)), 0)
+            lines = next(
+                (n + 1 for n, heading in enumerate(keys) if any(_answers(key, heading) for key in wanted)), 0
+            )
             if lines:
                 found[number] = (entry, lines)
                 position = number + 1

@@ -22,7 +22,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from narrator.text.readers.decode import squash
-from narrator.text.readers.titles import CHAPTER_LINE, bare_number
+from narrator.text.readers.titles import bare_number, chapter_line
 from narrator.text.readers.xhtml import Block, Draft
 
 #: Blocks at each end of a unit that may be a running header or footer.
@@ -59,7 +59,7 @@ def _certain(block: Block, key: str) -> bool:
 
 
 def _is_heading_line(text: str) -> bool:
-    return bool(CHAPTER_LINE.match(text)) or bare_number(text) is not None
+    return bool(chapter_line(text)) or bare_number(text) is not None
 
 
 def drop_repeats(units: Sequence[list[Block]], unit_name: str) -> tuple[list[set[int]], list[str]]:

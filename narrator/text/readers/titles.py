@@ -17,14 +17,39 @@ _NUMBER_WORDS = (
 )
 #: A number said in words, alone: "One", "Twenty-one", "First" (a chapter's number in some books).
 NUMBER_WORD = re.compile(rf"(?:{_NUMBER_WORDS})(?:-(?:{_NUMBER_WORDS}))?\.?", re.IGNORECASE)
-_DIVISIONS = "chapter|book|part|volume|act|scene|canto|stave|letter"
+_ENGLISH_DIVISIONS = frozenset(
+    ["chapter", "book", "part", "volume", "act", "scene", "canto", "stave", "letter"]
+)
+# The words for chapters and the divisions above them in the corpus's other languages: "Kapitel 3",
+# "LIBER IV", "Розділ II", "Część pierwsza" is not one (its number is a word, not a numeral).
+_OTHER_CHAPTERS = """
+    kapitel chapitre capítulo capitulo capitolo hoofdstuk luku rozdział kapitola глава розділ
+    κεφάλαιο fejezet capítol ĉapitro caput kabanata
+"""
+_OTHER_PARTS = """
+    teil buch band akt partie livre tome acte parte libro tomo acto atto deel boek bedrijf osa kirja
+    część księga tom akt část kniha díl часть книга том частина liber pars μέρος βιβλίο rész könyv
+"""
+_DIVISIONS = "|".join(sorted({*_ENGLISH_DIVISIONS, *_OTHER_CHAPTERS.split(), *_OTHER_PARTS.split()}))
 # "Chapter 12", "CHAPTER XIV.", "Part Two: ...", "Book the First", "ACT I", "SCENE II. A room";
-# not "Part of me wanted ...".
+# not "Part of me wanted ...". Use ``chapter_line``, which holds other languages' lines to a
+# numeral in capitals ("Parte di lui" is not "Parte DI").
 CHAPTER_LINE = re.compile(
     rf"^\s*({_DIVISIONS})\s+(the\s+)?([0-9]+|[ivxlcdm]+|(?:{_NUMBER_WORDS})(?:-(?:{_NUMBER_WORDS}))?)\b"
     r"[.:]?\s*(.*)$",
     re.IGNORECASE,
 )
+
+
+def chapter_line(line: str) -> re.Match[str] | None:
+    """A chapter's (or a part's, act's, scene's) heading line, in English or another language."""
+    match = CHAPTER_LINE.match(line)
+    if match is None or match.group(1).lower() in _ENGLISH_DIVISIONS:
+        return match
+    numeral = match.group(3)
+    return match if numeral.isdigit() or (numeral.isupper() and roman_value(numeral)) else None
+
+
 # A Chinese or Japanese chapter line: "第一回 …", "第十二章", "第三夜" (回 and 章 chapters, 夜 nights,
 # 节/節 sections, 卷/巻 volumes).
 _CJK_DIVISION = r"第[一二三四五六七八九十百千〇零两0-9０-９]+[回章夜节節卷巻篇]"
@@ -33,7 +58,7 @@ CJK_CHAPTER_LINE = re.compile(rf"^\s*{_CJK_DIVISION}(?P<name>\s.*)?$")
 #: when it was made an EPUB): "…便知分曉。 第二回 廣源店股東拆股 馬鞍街星士談星".
 CJK_CHAPTER_AFTER_SENTENCE = re.compile(rf"(?<=[。！？」』])\s+(?P<line>{_CJK_DIVISION}(\s[^。！？]*)?)$")
 #: Divisions above chapters: their headings title the chapter that follows.
-PART_WORDS = frozenset({"book", "part", "volume", "act"})
+PART_WORDS = frozenset({"book", "part", "volume", "act", *_OTHER_PARTS.split()})
 
 
 # The word for "chapter", by primary language, for a chapter titled only by its number.

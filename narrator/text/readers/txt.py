@@ -30,6 +30,7 @@ from narrator.text.readers.titles import (
     CJK_CHAPTER_LINE,
     PART_WORDS,
     bare_number,
+    chapter_line,
     chapter_run,
     title_from_stem,
 )
@@ -120,7 +121,7 @@ def _heading(line: str) -> re.Match[str] | None:
     if len(line) > HEADING_CHARS:
         return None
     return (
-        CHAPTER_LINE.match(line)
+        chapter_line(line)
         or _NAMED_HEADING.match(line)
         or _ORDINAL_DIVISION.match(line)
         or CJK_CHAPTER_LINE.match(line)
@@ -384,13 +385,19 @@ def _without_heading_lists(drafts: list[Draft]) -> list[Draft]:
 
 
 def _is_subtitle(draft: Draft, raw_lines: list[str], following: list[str]) -> bool:
-    """A short line right under a part heading, before the next heading: "RECALLED TO LIFE"."""
+    """A short line right under a part heading, before the next heading: "RECALLED TO LIFE"; or a
+    line in capitals right under a chapter's bare number, a blank line below it: "Розділ I" /
+    "ЗАГАЛЬНІ ЗАСАДИ", "I" / "SA CUBIERTA"."""
     if draft.blocks or len(raw_lines) != 1 or not following:
         return False
     heading = _heading(draft.title.split(". ")[0])
     line = raw_lines[0].strip()
-    next_heading = _heading(following[0].strip().split("\n")[0])
-    return bool(heading and _is_part(heading) and len(line) <= 60 and next_heading)
+    if heading and _is_part(heading):
+        return len(line) <= 60 and _heading(following[0].strip().split("\n")[0]) is not None
+    numbered = bare_number(draft.title) is not None or (
+        heading is not None and heading.re is CHAPTER_LINE and not heading.group(4)
+    )
+    return numbered and line.isupper() and len(line) <= HEADING_CHARS
 
 
 def read_txt(path: Path, notes: str = "drop") -> Book:

@@ -18,7 +18,7 @@ import lxml.html
 from lxml import etree
 
 from narrator.text.readers.decode import SCENE_BREAK, clean_text, squash
-from narrator.text.readers.titles import CHAPTER_LINE, title_key
+from narrator.text.readers.titles import chapter_line, title_key
 
 _EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
 # Parsers that never fetch anything: no DTD, no external (or internal) entity expansion, no network.
@@ -461,7 +461,7 @@ def take_title(blocks: list[Block], toc_title: str | None) -> tuple[str, list[Bl
     if not leading:
         return "", blocks
     count = 1
-    heading = CHAPTER_LINE.match(leading[0].text)
+    heading = chapter_line(leading[0].text)
     if heading and not heading.group(4) and len(leading) > 1 and len(leading[1].text) <= 80:
         count = 2
     return " ".join(b.text for b in leading[:count]), blocks[start + count :]

@@ -751,3 +751,27 @@ def test_a_text_split_in_files_before_the_first_contents_entry_is_one_chapter(tm
     assert [(c.title, c.paragraphs) for c in _body(book)] == [
         ("1001 Problems", ("1. The first problem.", "854. A problem in the second file."))
     ]
+
+
+def test_a_running_title_over_every_division_is_not_a_chapter(tmp_path: Path) -> None:
+    # Each book of an epic opens with the poet's name and the poem's title over its own number,
+    # each listed in the contents; only the number is the book's.
+    verse = "<p>" + "Arma virumque cano, Troiae qui primus ab oris Italiam venit. " * 30 + "</p>"
+    stack = '<h1 id="a{n}">PUBLI VERGILI MARONIS</h1><h2 id="b{n}">AENEIDOS</h2><h3 id="c{n}">LIBER {n}</h3>'
+    body = "".join(stack.format(n=n) + verse for n in ("I", "II", "III"))
+    labels = ("PUBLI VERGILI MARONIS", "AENEIDOS", "LIBER {n}")
+    entries = "".join(
+        f'<li><a href="text.xhtml#{anchor}{n}">{label.format(n=n)}</a></li>'
+        for n in ("I", "II", "III")
+        for anchor, label in zip("abc", labels, strict=True)
+    )
+    files = {"text.xhtml": page(body), "nav.xhtml": page(f'<nav epub:type="toc"><ol>{entries}</ol></nav>')}
+    manifest = [
+        ("text", "text.xhtml", "application/xhtml+xml", ""),
+        ("nav", "nav.xhtml", "application/xhtml+xml", "nav"),
+    ]
+    book = read_book(write_epub(tmp_path / "epic.epub", files, opf(manifest, ["text", "nav"])))
+    body_chapters = _body(book)
+    assert [c.title for c in body_chapters] == ["LIBER I", "LIBER II", "LIBER III"]
+    # The running title is not read at the head of every book either.
+    assert all(c.paragraphs[0].startswith("Arma virumque") for c in body_chapters)

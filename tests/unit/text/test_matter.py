@@ -6,7 +6,7 @@ import pytest
 
 from narrator.core.book import Chapter
 from narrator.text.readers.matter import build_chapters, is_matter_title, without_edge_imprints
-from narrator.text.readers.titles import without_note_references
+from narrator.text.readers.titles import chapter_line, without_note_references
 from narrator.text.readers.xhtml import Block, Draft, Source
 
 PROSE = "The grandmother came to the valley in spring, and the children ran out to meet her at the gate."
@@ -75,3 +75,18 @@ def test_note_references_are_not_part_of_a_title() -> None:
     assert without_note_references("SHAKSPEARE;[525] OR, THE POET") == "SHAKSPEARE; OR, THE POET"
     assert without_note_references("COMPENSATION.[93]") == "COMPENSATION."
     assert without_note_references("Chapter [1]") == "Chapter [1]"  # set apart: not a reference
+
+
+@pytest.mark.parametrize(
+    ("line", "heads"),
+    [
+        ("Розділ II", True),
+        ("LIBER IV", True),
+        ("Kapitel 3", True),
+        ("Chapter iv", True),  # English numerals in any case, as before
+        ("Parte di lui era morta", False),  # "di" is no numeral in capitals
+        ("Libro mio", False),
+    ],
+)
+def test_chapter_lines_in_other_languages(line: str, heads: bool) -> None:
+    assert (chapter_line(line) is not None) is heads

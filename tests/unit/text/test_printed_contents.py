@@ -259,3 +259,65 @@ debating the matter.
     assert [e.title for e in entries] == ["AT SEA", "THE TRAVELLERS", "FAREWELL"]
     assert entries[0].group and not entries[1].group
     assert "Strange! quoth I," in kept and "THE TRAVELLERS." in kept
+
+
+def test_entries_numbered_flush_right_answer_to_their_numbers_alone() -> None:
+    # Roman numbers set flush right; each heading is the number, its title in capitals below.
+    text = f"""INDICE.
+
+                                                       Páh.
+        I.--Sa Cubierta                                   7
+       II.--Sa silong ng̃ Cubierta                        18
+      III.--Mg̃a alamát                                   27
+     VIII.--¡Mabuting Paskó!                             70
+
+
+
+I
+
+SA CUBIERTA
+
+{_body("Cubierta words.")}
+
+
+
+II
+
+SA SILONG NG̃ CUBIERTA
+
+{_body("Silong words.")}
+
+
+
+III
+
+MG̃A ALAMÁT
+
+{_body("Alamat words.")}
+
+
+
+VIII
+
+¡MABUTING PASKÓ!
+
+{_body("Pasko words.")}
+"""
+    book = _book(text)
+    assert [c.title for c in book.chapters if c.paragraphs] == [
+        "I.--Sa Cubierta",
+        "II.--Sa silong ng̃ Cubierta",
+        "III.--Mg̃a alamát",
+        "VIII.--¡Mabuting Paskó!",
+    ]
+
+
+def test_a_chapter_s_name_in_capitals_under_its_number_titles_it_without_a_contents() -> None:
+    sections = ["ЗАГАЛЬНІ ЗАСАДИ", "ВИБОРИ. РЕФЕРЕНДУМ", "ВЕРХОВНА РАДА УКРАЇНИ"]
+    text = "\n\n\n".join(
+        f"Розділ {numeral}\n\n{name}\n\n{_body('Стаття words.')}"
+        for numeral, name in zip(("I", "II", "III"), sections, strict=True)
+    )
+    assert [c.title for c in _book(text).chapters if c.paragraphs] == [
+        f"Розділ {numeral}. {name}" for numeral, name in zip(("I", "II", "III"), sections, strict=True)
+    ]
