@@ -162,13 +162,17 @@ def with_front_pieces_folded(chapters: Sequence[Chapter]) -> tuple[list[Chapter]
     pieces: list[int] = []
     opening = True
     part: tuple[str, ...] = ()
-    for n, chapter in enumerate(chapters):
-        if chapter.kind != "body" or not chapter.paragraphs:
-            continue
+    said = [n for n, chapter in enumerate(chapters) if chapter.kind == "body" and chapter.paragraphs]
+    for n, after in zip(said, [*said[1:], None], strict=True):
+        chapter = chapters[n]
         # A part's epigraph opens the part's first chapter as a book's opens its first.
         starts_part, part = bool(chapter.parents) and chapter.parents != part, chapter.parents
+        # So does a part's own page of under a minute: the part's title over a line or a motto.
+        part_page = after is not None and chapters[after].parents[-1:] == (chapter.title,)
         if _is_cast_list(chapter):
             why[n] = "a cast list"
+        elif part_page and chapter.title and _chars(chapter) < CHARS_PER_MINUTE:
+            why[n] = "its part's page, under a minute"
         elif (opening or starts_part) and _is_front_piece(chapter):
             why[n] = "a short piece before the first chapter" + ("" if opening else " of its part")
         elif opening and not chapter.title.strip() and opens_an_abstract(chapter.paragraphs):

@@ -165,6 +165,8 @@ class _Epub:
         for creator in self._metadata("creator"):
             role = creator.get(_OPF_ROLE) or creator.get("role") or roles.get(creator.get("id", ""), "")
             creators.append((text_of(creator), role.strip().lower()))
+        # calibre writes "Unknown" where the book names no author: that names nobody.
+        creators = [(name, role) for name, role in creators if name.strip().lower() != "unknown"]
         authors = [name for name, role in creators if name and role in ("", "aut")]
         authors = authors or [name for name, _ in creators if name]
         return tuple(dict.fromkeys(authors))

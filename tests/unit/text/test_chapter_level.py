@@ -150,3 +150,20 @@ def test_an_untitled_abstract_opens_the_first_section_and_a_titled_one_stays() -
     assert with_front_pieces_folded([prose, *chapters[1:]])[0][0] is prose
     titled = chapter("Abstract", text=(MINUTE, MINUTE))
     assert with_front_pieces_folded([titled, *chapters[1:]])[0][0] is titled
+
+
+def test_a_part_s_own_short_page_opens_its_first_chapter() -> None:
+    part = ("PARTE PRIMA",)
+    chapters = [
+        chapter("Prefazione", 5),
+        chapter("PARTE PRIMA", text=("In prima persona", "Raccolta di post.")),
+        chapter("Eredità", 5, part),
+        chapter("Il libro", 5, part),
+    ]
+    kept, notes = with_front_pieces_folded(chapters)
+    assert [c.title for c in kept] == ["Prefazione", "Eredità", "Il libro"]
+    assert kept[1].paragraphs[:2] == ("In prima persona", "Raccolta di post.")
+    assert "its part's page" in notes[0]
+    # A part's page of several minutes (an introduction) stays a chapter.
+    long = [chapters[0], chapter("PARTE PRIMA", 3), *chapters[2:]]
+    assert len(with_front_pieces_folded(long)[0]) == 4
