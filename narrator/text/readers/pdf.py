@@ -7,7 +7,9 @@ cells sharing baselines), a listing (a typewriter font), a contents line (dot le
 (small type at a page's foot) follow ``notes:``. Words hyphenated at a line's end are re-joined (a
 hyphen the document also writes inside a line is kept), ligatures are undone, and a paragraph cut
 by a page or column break is joined again. Chapters come from the outline's top level (bookmarks)
-when it has one, else from lines set larger than the body text, read as HTML headings are.
+when it has one, else from lines set larger than the body text, read as HTML headings are. A
+chapter's own list of works cited (a section titled "References", "Βιβλιογραφία" ... of short,
+dated entries) is not read.
 """
 
 from __future__ import annotations
