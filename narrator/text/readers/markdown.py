@@ -4,12 +4,16 @@ Parsed by markdown-it-py with mdit-py-plugins (front matter, footnotes) and its 
 matter is metadata (title, author, language), never text. Footnotes follow ``notes``: dropped, or
 read after the paragraph that refers to them. A table is read row by row, each row one sentence
 ("Name: Ada, Born: 1815."). Code blocks, images, HTML comments and paragraphs that are nothing but
-links (a badge row, a language bar, a contents list) are not read. Chapters are headings, at the
-shallowest level used more than once; then front and back matter are told apart as in every reader.
+links (a badge row, a language bar, a contents list) are not read. A figure placeholder, a line that
+only names an image file ("Insert fig0101.png"), is a build directive, never read; the lines after it
+(or after an image alone on its line, when they open with a label such as "Figure 1-1.") are the
+figure's caption, which follows ``notes`` as captions do in every reader. Chapters are headings, at
+the shallowest level used more than once; then front and back matter are told apart as in every reader.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -33,6 +37,10 @@ _PARSER = MarkdownIt("commonmark").use(front_matter_plugin).use(footnote_plugin)
 FOOTNOTE = "Footnote: "
 #: The ARIA role of a paragraph of links only; it is not read.
 NAVIGATION = "navigation"
+# A line that only names an image file, perhaps after one word: "Insert 18333fig0101.png", "fig2.svg".
+_PLACEHOLDER = re.compile(r"^(?:[^\W\d_]+:?\s+)?[\w./-]+\.(?:png|jpe?g|gif|svg|webp|tiff?|bmp)$", re.I)
+# A caption's label: a word and a figure's number, "Figure 1-1.", "Ілюстрація 3:", "Fig. 2.4".
+_CAPTION_LABEL = re.compile(r"^[^\W\d_]+\.?\s+[\dIVXLC]+(?:[-.]\d+)*[.:](?:\s|$)")
 
 
 @dataclass
@@ -68,6 +76,22 @@ def _inline(children: Iterable[Token]) -> _Inline:
         # Images, their alt text and inline HTML (comments, tags) are not read.
     text = "\n".join(squash(line) for line in "".join(parts).split("\n")).strip()
     return _Inline(text, link_chars, link_alnum, notes)
+
+
+def _figure(children: list[Token]) -> str | None:
+    """The caption ("" if none) of a paragraph that opens with a figure on a line of its own: a
+    placeholder naming an image file, or an image whose next line is labelled; None otherwise."""
+    breaks = [n for n, token in enumerate(children) if token.type in ("softbreak", "hardbreak")]
+    end = breaks[0] if breaks else len(children)
+    head = children[:end]
+    caption = _inline(children[end + 1 :]).text
+    if head and all(t.type == "image" or (t.type == "text" and not t.content.strip()) for t in head):
+        return caption if _CAPTION_LABEL.match(caption) else None
+    named = "".join(t.content for t in head).strip()
+    if not all(t.type == "text" for t in head) or not _PLACEHOLDER.match(named):
+        return None
+    # A line in lower case after it goes on with a sentence ("See arch.png" / "for the layout.").
+    return None if caption[:1].islower() else caption
 
 
 #: Words outside the links of a navigation paragraph are at most this share of those inside.
@@ -175,6 +199,14 @@ def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
                 unread["HTML blocks or comments"] += 1
         elif token.type in ("fence", "code_block"):
             unread["code blocks"] += 1
+        elif (
+            token.type == "inline" and not heading and (caption := _figure(token.children or [])) is not None
+        ):
+            unread["figure placeholders (an image file named on a line of its own)"] += 1
+            if caption:
+                # Under notes: drop the caption is shown unread where the figure stood.
+                blocks.append(Block(caption) if notes == "read" else Block(notes=(caption,)))
+                unread[f"figure captions {'read' if notes == 'read' else 'not read (notes: drop)'}"] += 1
         elif token.type == "inline":
             inline = _inline(token.children or [])
             navigation = not heading and _is_navigation(inline)

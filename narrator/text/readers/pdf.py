@@ -7,7 +7,9 @@ cells sharing baselines), a listing (a typewriter font), a contents line (dot le
 (small type at a page's foot) follow ``notes:``. Words hyphenated at a line's end are re-joined (a
 hyphen the document also writes inside a line is kept), ligatures are undone, and a paragraph cut
 by a page or column break is joined again. Chapters come from the outline's top level (bookmarks)
-when it has one, else from lines set larger than the body text, read as HTML headings are.
+when it has one, else from lines set larger than the body text, read as HTML headings are. A
+chapter's own list of works cited (a section titled "References", "Βιβλιογραφία" ... of short,
+dated entries) is not read.
 """
 
 from __future__ import annotations
@@ -68,6 +70,21 @@ _NAME = re.compile(r"[^\W\d_]{2}")
 _SPACED = re.compile(r"\b\w(?: \w\b){2,}")
 # A figure's or table's caption: "Table 1: EU Countries", "Figure 3. The rotunda", "Fig. 2."
 _CAPTION = re.compile(r"^(Table|Figure|Fig\.|Plate|Illustration)\s+[\dIVXLC]+[.:]\s")
+# A section listing works cited, in the book's language, as title_key writes it (letters and digits,
+# no accents or spaces): "Bibliography", "7.5 References", "Βιβλιογραφία", "Список литературы".
+_REFERENCES_TITLE = re.compile(
+    r"^\d*(selected|annotated)?(bibliograph(y|ie)|bibliografi(a|e|ja)?|библиография"
+    r"|бібліографія|βιβλιογραφια|(βιβλιογραφικεσ)?αναφορεσ|references?(bibliographiques)?"
+    r"|referencias(bibliograficas)?|riferimenti(bibliografici)?|literatur(verzeichnis)?|literatuur"
+    r"|literatura|literature(cited)?|workscited|citedworks|furtherreading|литература|списоклитературы"
+    r"|література|参考文献|參考文獻|kaynakca)$"
+)
+# What nearly every entry of a reference list holds: a year ("2018", "1999a") or "n.d.".
+_CITED_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)[a-z]?\b|\bn\. ?d\.", re.I)
+#: A reference list's entries are at most this long, and at least this share of them hold a year:
+#: prose under such a title (a history's "Literature") is not a list.
+CITATION_CHARS = 500
+CITATION_SHARE = 0.6
 # A contents line: a title, dot leaders, a page number ("2.1 XML Input . . . . . . 9").
 _LEADERS = re.compile(r"(?:\.\s*){5,}\S{0,8}$")
 # A document info title that only names the file it was made from ("Microsoft Word - story.docx").
@@ -563,6 +580,39 @@ def _outline_drafts(
     return drafts
 
 
+def _without_reference_lists(drafts: list[Draft], bookmarks: set[str]) -> list[str]:
+    """Drops each chapter's own list of works cited, and says so: a section titled as one
+    ("Bibliography", "Βιβλιογραφία") whose entries are short and dated, up to the next heading of
+    its rank or above (or a bookmark's heading), else to the chapter's end. A chapter titled so is
+    left to the matter rules."""
+    dropped: Counter[str] = Counter()
+    paragraphs: Counter[str] = Counter()
+    for draft in drafts:
+        blocks = draft.blocks
+        starts = [n for n, b in enumerate(blocks) if b.text and _REFERENCES_TITLE.match(title_key(b.text))]
+        for start in reversed(starts):
+            rank = blocks[start].heading or 6
+            end = next(
+                (
+                    n
+                    for n in range(start + 1, len(blocks))
+                    if 0 < blocks[n].heading <= rank or title_key(blocks[n].text) in bookmarks
+                ),
+                len(blocks),
+            )
+            entries = [b.text for b in blocks[start + 1 : end] if b.text]
+            cited = [e for e in entries if len(e) <= CITATION_CHARS and _CITED_YEAR.search(e)]
+            if not entries or len(cited) < CITATION_SHARE * len(entries):
+                continue
+            dropped[blocks[start].text] += 1
+            paragraphs[blocks[start].text] += len(entries)
+            del blocks[start:end]
+    return [
+        f"not read: {title!r}, a list of works cited, in {count} chapter(s): {paragraphs[title]} paragraph(s)"
+        for title, count in dropped.items()
+    ]
+
+
 def _heading_drafts(paragraphs: list[_Paragraph], body: float) -> tuple[str, list[Draft]]:
     """(title, chapters) at the lines set larger than the body text, largest first, as HTML's are.
 
@@ -696,6 +746,7 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
             # on its title page names the author.
             bylines = [m.group(1) for line in opening if (m := _BYLINE.match(line.text))]
             authors = tuple(bylines) or authors
+    log += _without_reference_lists(drafts, {title_key(entry_title) for _, entry_title, _, _ in outline})
     chapters, dropped = build_chapters(drafts, title)
     return Book(
         squash(title),

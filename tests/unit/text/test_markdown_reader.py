@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from narrator.text.ingest import read_book
 
 BOOK = """---
@@ -72,3 +74,52 @@ def test_a_table_is_read_row_by_row_and_footnotes_follow_notes(tmp_path: Path) -
     read = _read(tmp_path, notes="read").chapters[0].paragraphs
     assert read[1] == "Footnote: Celý rok."
     assert not [p for p in read if "[^" in p or "|" in p]
+
+
+FIGURES = """# Manual
+
+## Start
+
+Version control records changes to files.
+
+Insert 18333fig0101.png
+Figure 1-1. Local version control diagram.
+
+![A server](server.svg)
+Ілюстрація 1-2. Централізована система.
+
+![Logo](logo.png)
+Welcome to the second part of the start.
+
+See layout.png
+for how the parts fit.
+
+## End
+
+Fig. 3.
+
+That is all.
+"""
+
+
+@pytest.mark.parametrize("notes", ["drop", "read"])
+def test_a_figure_placeholder_is_never_read_and_its_caption_follows_notes(tmp_path: Path, notes: str) -> None:
+    path = tmp_path / "manual.md"
+    path.write_text(FIGURES, encoding="utf-8")
+    book = read_book(path, notes=notes)
+    start = book.chapters[0]
+    captions = ("Figure 1-1. Local version control diagram.", "Ілюстрація 1-2. Централізована система.")
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "18333fig" not in spoken and "Insert" not in spoken
+    # An image's next line that is no caption, and a file named inside a sentence, are read.
+    assert "Welcome to the second part of the start." in start.paragraphs
+    assert "See layout.png for how the parts fit." in start.paragraphs
+    assert "Markdown: figure placeholders (an image file named on a line of its own): 2" in book.notes
+    if notes == "read":
+        assert start.paragraphs[1:3] == captions
+        assert start.notes == ()
+    else:
+        assert not [p for p in start.paragraphs if p in captions]
+        assert start.notes == ((1, captions[0]), (1, captions[1]))
+    # A paragraph that is only a label, with no figure before it, is text.
+    assert book.chapters[1].paragraphs == ("Fig. 3.", "That is all.")

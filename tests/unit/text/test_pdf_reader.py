@@ -11,6 +11,7 @@ from conftest import BOOKS, DATA, one_page_pdf, refused_in_one_line
 from narrator.text.ingest import load_book, read_book
 from narrator.text.readers import READERS, pdf
 from narrator.text.readers.pdf import read_pdf
+from narrator.text.readers.xhtml import Block, Draft
 
 # A novel made by calibre (Chromium) with a running header "Franz Kafka · Die Verwandlung", a page
 # number on every page and the EPUB's contents as its outline.
@@ -240,3 +241,45 @@ def test_the_yellow_papers_fee_and_opcode_tables_are_not_read_cell_by_cell() -> 
     assert "page 24: a table of 36 rows is skipped (tables are not read)" in book.notes
     # The text around the tables is read.
     assert "The fee schedule G is a tuple" in spoken
+
+
+def test_a_chapters_list_of_works_cited_is_not_read_and_the_plan_log_says_so() -> None:
+    prose = "Η διάδραση του ανθρώπου με υπολογιστές έχει καθιερωθεί στις περισσότερες δραστηριότητες."
+    cited = [
+        "Borsuk, Amaranth. 2018. The Book. MIT Press.",
+        "Kay, Alan C. 1993. The early history of Smalltalk.",
+    ]
+    drafts = [
+        # A bibliography set as a heading, up to the next heading of its rank.
+        Draft(
+            "2 Ορισμός",
+            [Block(prose), Block("Βιβλιογραφία", heading=2)] + [Block(c) for c in cited],
+        ),
+        Draft(
+            "3 Method",
+            [
+                Block("7.5 References", heading=2),
+                Block(cited[1]),
+                Block("7.6 Summary", heading=2),
+                Block(prose),
+                # A bookmark's title in body type, not a heading, ends the list too.
+                Block("References"),
+                Block(cited[0]),
+                Block("Coda"),
+                Block(prose),
+            ],
+        ),
+        # Prose under such a title is no list: it stays.
+        Draft("4 History", [Block("Literature", heading=2), Block(prose + " " + prose * 6 + " 1850.")]),
+    ]
+    log = pdf._without_reference_lists(drafts, {"coda"})
+    assert [[b.text for b in d.blocks] for d in drafts] == [
+        [prose],
+        ["7.6 Summary", prose, "Coda", prose],
+        ["Literature", prose + " " + prose * 6 + " 1850."],
+    ]
+    assert log == [
+        "not read: 'Βιβλιογραφία', a list of works cited, in 1 chapter(s): 2 paragraph(s)",
+        "not read: 'References', a list of works cited, in 1 chapter(s): 1 paragraph(s)",
+        "not read: '7.5 References', a list of works cited, in 1 chapter(s): 1 paragraph(s)",
+    ]
