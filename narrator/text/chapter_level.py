@@ -18,9 +18,8 @@ from narrator.core.book import CHARS_PER_MINUTE, LONGEST_CHAPTER_CHARS, Chapter,
 from narrator.text.readers.matter import opens_an_abstract
 from narrator.text.readers.titles import (
     CJK_CHAPTER_AFTER_SENTENCE,
-    CJK_CHAPTER_LINE,
     NUMBERED_HEADINGS,
-    chapter_line,
+    heads_a_chapter,
     title_key,
 )
 
@@ -92,7 +91,7 @@ def _heading_lines(chapter: Chapter) -> tuple[Chapter, list[int]]:
             paragraphs.append(text[: ending.start()])
             sources.append(source)
             line = ending["line"]
-        if len(line) <= CHAPTER_LINE_CHARS and (chapter_line(line) or CJK_CHAPTER_LINE.match(line)):
+        if len(line) <= CHAPTER_LINE_CHARS and heads_a_chapter(line):
             lines.append(len(paragraphs))
         paragraphs.append(line)
         sources.append(source)
@@ -114,8 +113,11 @@ def at_chapter_lines(chapters: Sequence[Chapter], book_title: str) -> tuple[list
     kept: list[Chapter] = []
     notes: list[str] = []
     for chapter in chapters:
-        split, lines = _heading_lines(chapter) if chapter.kind == "body" else (chapter, [])
-        if _chars(chapter) <= LONGEST_CHAPTER_CHARS or len(lines) < NUMBERED_HEADINGS:
+        if chapter.kind != "body" or _chars(chapter) <= LONGEST_CHAPTER_CHARS:
+            kept.append(chapter)
+            continue
+        split, lines = _heading_lines(chapter)
+        if len(lines) < NUMBERED_HEADINGS:
             kept.append(chapter)
             continue
         named = chapter.title and title_key(chapter.title) != title_key(book_title)

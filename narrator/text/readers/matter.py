@@ -14,7 +14,7 @@ from dataclasses import replace
 from narrator.core.book import Chapter, trimmed
 from narrator.text.readers.decode import squash
 from narrator.text.readers.repetition import drop_from_drafts
-from narrator.text.readers.titles import CJK_CHAPTER_LINE, chapter_line, title_key
+from narrator.text.readers.titles import heads_a_chapter, title_key
 from narrator.text.readers.xhtml import Block, Draft
 
 PG_START = re.compile(
@@ -292,8 +292,8 @@ def _drop_credits(drafts: list[Draft]) -> list[str]:
         gone.setdefault(id(draft), set()).add(i)
         if n + 1 < len(said) and said[n + 1][0] is draft:
             names = draft.blocks[said[n + 1][1]].text
-            heads_chapter = chapter_line(names) or CJK_CHAPTER_LINE.match(names)
-            if words(names) <= CREDIT_WORDS // 2 and not _SENTENCE_END.search(names) and not heads_chapter:
+            list_of_names = words(names) <= CREDIT_WORDS // 2 and not _SENTENCE_END.search(names)
+            if list_of_names and not heads_a_chapter(names):
                 gone[id(draft)].add(said[n + 1][1])
                 lost.append(names)
         notes.append(f"not read: {squash(' '.join(lost))[:100]!r}: the producer's credit")

@@ -57,6 +57,13 @@ CJK_CHAPTER_LINE = re.compile(rf"^\s*{_CJK_DIVISION}(?P<name>\s.*)?$")
 #: ... and one set at the end of a paragraph, after its last sentence (a text's line breaks lost
 #: when it was made an EPUB): "…便知分曉。 第二回 廣源店股東拆股 馬鞍街星士談星".
 CJK_CHAPTER_AFTER_SENTENCE = re.compile(rf"(?<=[。！？」』])\s+(?P<line>{_CJK_DIVISION}(\s[^。！？]*)?)$")
+
+
+def heads_a_chapter(line: str) -> bool:
+    """A chapter line in any script: "CHAPTER XII.", "Розділ II", "第二回 …"."""
+    return chapter_line(line) is not None or CJK_CHAPTER_LINE.match(line) is not None
+
+
 #: Divisions above chapters: their headings title the chapter that follows.
 PART_WORDS = frozenset({"book", "part", "volume", "act", *_OTHER_PARTS.split()})
 
