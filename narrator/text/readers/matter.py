@@ -12,10 +12,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from narrator.core.book import Chapter, trimmed
+from narrator.text.readers.apparatus import is_catalogue, keyed_to_pages, lists_contents
 from narrator.text.readers.decode import squash
 from narrator.text.readers.repetition import drop_from_drafts
 from narrator.text.readers.titles import heads_a_chapter, title_key
-from narrator.text.readers.xhtml import Block, Draft
+from narrator.text.readers.xhtml import ERRATA, Block, Draft
 
 PG_START = re.compile(
     r"\*{3}\s*START OF (THE|THIS) PROJECT GUTENBERG E-?(BOOK|TEXT)"
@@ -73,7 +74,7 @@ _MATTER_TITLE = re.compile(
 #: copyright pages, 'also by') are left out of it as of the audio.
 _AUTHORS_MATTER = re.compile(
     r"^(glossary|(end|foot|rear)?notes|about the (authors?|translators?|editors?)) \(by (part )?title\)$"
-    r"|^epub:type (endnotes|footnotes|rearnotes)$"
+    r"|^epub:type (endnotes|footnotes|rearnotes)$|^notes keyed to page and line$"
 )
 # The producer's wrapper as a chapter's title: "The Project Gutenberg eBook of Emma".
 _WRAPPER_TITLE = re.compile(r"^the project gutenberg e-?(book|text) of\b", re.IGNORECASE)
@@ -86,7 +87,7 @@ _WRAPPED_TITLE = re.compile(
 )
 _MATTER_TYPE_NAMES = """
     cover titlepage halftitlepage copyright-page colophon imprint toc landmarks page-list loi lot
-    index seriespage other-credits endnotes footnotes rearnotes
+    index seriespage other-credits endnotes footnotes rearnotes errata
 """
 _MATTER_TYPES = frozenset(_MATTER_TYPE_NAMES.split())
 # A sentence's end, with the quotes and brackets that may close it in any language ("…!“", "…?»",
@@ -174,7 +175,16 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     if texts:
         types = [t for b in texts for t in sorted(_MATTER_TYPES & b.types)[:1]]
         if len(types) * 2 >= len(texts):
-            return f"epub:type {max(set(types), key=types.count)}"
+            kind = max(set(types), key=types.count)
+            # The reader marks a table of corrections by its shape, as EPUB would by type.
+            return "a table of corrections (errata)" if kind == ERRATA else f"epub:type {kind}"
+        said = [b.text for b in texts]
+        if lists_contents(said):
+            return "contents page (titles and page numbers)"
+        if keyed_to_pages(said):
+            return "notes keyed to page and line"
+        if is_catalogue(said):
+            return "a publisher's catalogue"
     chars = sum(len(b.text) for b in texts)
     linked = [b for b in texts if b.link_chars]
     if len(linked) >= 3 and sum(b.link_chars for b in texts) >= 0.6 * chars:
@@ -331,6 +341,26 @@ def _drop_copyright_pages(drafts: list[Draft]) -> list[str]:
     return notes
 
 
+def _drop_closing_sections(draft: Draft, book_title: str) -> list[str]:
+    """Drop the matter that closes the last chapter under headings of its own (the contents
+    deeper than the chapters are): from the last heading back, each section that is matter by
+    itself ("ESPERANTO-LITERATURO", a publisher's catalogue; a transcriber's table of
+    corrections), up to the first that is not."""
+    headings = [n for n, b in enumerate(draft.blocks) if b.heading]
+    first_text = next((n for n, b in enumerate(draft.blocks) if b.text and not b.heading), len(draft.blocks))
+    end = len(draft.blocks)
+    notes = []
+    for start in reversed([n for n in headings if n > first_text]):
+        section = Draft(draft.blocks[start].text, draft.blocks[start + 1 : end])
+        rule = matter_rule(section, book_title)
+        if not rule:
+            break
+        notes.append(f"not read: section {section.title!r} at the end of chapter {draft.title!r}: {rule}")
+        end = start
+    draft.blocks = draft.blocks[:end]
+    return notes[::-1]
+
+
 def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter, ...], tuple[str, ...]]:
     """Classify drafts as body, front or back matter, strip boilerplate from the body, make Chapters;
     and the plan-log lines for the paragraphs dropped as the producer's.
@@ -349,6 +379,8 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
         or (matter_rule(d, book_title) if d.title.strip() or any(b.text for b in d.blocks) else "no text")
         for d in drafts
     ]
+    if body := [d for d, rule in zip(drafts, rules, strict=True) if not rule]:
+        notes += _drop_closing_sections(body[-1], book_title)
     story = next((n for n, draft in enumerate(drafts) if not rules[n] and _has_sentences(draft)), len(drafts))
     for n, draft in enumerate(drafts):
         if not rules[n] and n != story and _is_title_page(draft, book_title, n < story):

@@ -17,6 +17,7 @@ from typing import NamedTuple, TypedDict
 import lxml.html
 from lxml import etree
 
+from narrator.text.readers.apparatus import is_corrections_table
 from narrator.text.readers.decode import SCENE_BREAK, clean_text, squash
 from narrator.text.readers.titles import chapter_line, title_key
 
@@ -67,6 +68,8 @@ _BOILERPLATE_ID = re.compile(r"^(pg-(header|footer)|project-gutenberg-license)")
 # class names ("mbox-text1").
 _INTERFACE_CLASS = re.compile(r"^([a-z]?mbox(-text|-image)?|noprint|ws-noexport|mw-editsection)\d*$")
 _CODE_CLASS = re.compile(r"code|program|source|listing|console|shell|screen|syntax|highlight")
+#: The type a table of corrections takes, as EPUB's vocabulary names errata.
+ERRATA = "errata"
 _NOTE_TYPES = frozenset({"footnote", "endnote", "rearnote", "note"})
 _NOTE_CLASS = re.compile(r"footnote|noteref|fnref")
 _NOTE_MARK = re.compile(r"^\s*(\[\s*\d+\s*\]|\(\s*\d+\s*\)|[*†‡§¶]+)\s*$")
@@ -233,6 +236,12 @@ def _is_note_marker(element: etree._Element, tag: str) -> bool:
     return False
 
 
+def _corrects(table: etree._Element) -> bool:
+    rows = [node for node in table.iter() if tag_of(node) == "tr"]
+    cells = [[text_of(cell) for cell in row if tag_of(cell) in ("td", "th")] for row in rows]
+    return is_corrections_table(cells)
+
+
 def _is_line(element: etree._Element) -> bool:
     """Inside verse, a block with no blocks or <br/> inside it is one line of a stanza."""
     return not any(tag_of(node) in BLOCK_TAGS or tag_of(node) == "br" for node in element.iterdescendants())
@@ -391,6 +400,8 @@ class _Extractor:
         inner = context
         if block or tag == "span":
             extra = types_of(element)
+            if tag == "table" and _corrects(element):
+                extra.add(ERRATA)
             inner = _Context(
                 poem=context.poem or _is_poem(element),
                 pre=context.pre or tag == "pre",

@@ -22,9 +22,13 @@ import os, sys, time
 from pathlib import Path
 from narrator.core.lock import ResultsLock
 ResultsLock(Path(sys.argv[1]), "holder").acquire()
-if len(sys.argv) > 2 and os.fork() == 0:
-    time.sleep(60)  # a forked child outliving its parent
-    os._exit(0)
+if len(sys.argv) > 2:
+    ready, told = os.pipe()
+    if os.fork() == 0:
+        os.write(told, b"x")  # the fork hooks have run in this child: the lock is the parent's alone
+        time.sleep(60)  # a forked child outliving its parent
+        os._exit(0)
+    os.read(ready, 1)
 print(os.getpid(), flush=True)
 time.sleep(60)
 """

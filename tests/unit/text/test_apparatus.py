@@ -1,0 +1,117 @@
+"""A book's apparatus told by its shape in any language (narrator/text/readers/apparatus.py), and
+the closing sections of a last chapter dropped by it (narrator/text/readers/matter.py)."""
+
+from __future__ import annotations
+
+from narrator.text.readers.apparatus import (
+    is_catalogue,
+    is_corrections_table,
+    keyed_to_pages,
+    lists_contents,
+)
+from narrator.text.readers.matter import build_chapters
+from narrator.text.readers.xhtml import Block, Draft, extract, parse_html
+
+PROSE = "The grandmother came to the valley in spring, and the children ran out to meet her at the gate."
+
+
+def test_a_contents_page_is_titles_closing_on_pages_in_order() -> None:
+    spis = [
+        "strona.",
+        "KSIĘGA PIERWSZA GOSPODARSTWO 5",
+        "KSIĘGA DRUGA - ZAMEK 55",
+        "KSIĘGA TRZECIA - UMIZGI 99",
+    ]
+    assert lists_contents([*spis, "W TYPOGRAFII A. PINARD, PRZY WYBRZEŻU VOLTAIRE, 15."])
+    assert lists_contents(["Preface ....... ix", "The Storm ....... 1", "The Calm ....... 17"])
+    # References closing on their years, and stanzas that happen to end on numbers, are not.
+    assert not lists_contents(
+        ["RFC 1034, November 1987.", "RFC 1123, October 1989.", "RFC 2119, March 1997."]
+    )
+    assert not lists_contents(["We counted 40", "and then 12", "and then 7", PROSE])
+
+
+def test_notes_keyed_to_page_and_line() -> None:
+    notes = [
+        "Str. 9, w. 5. Panno Swięta, co jasnéj bronisz Częstochowy.",
+        "Wszyscy w Polszcze wiedzą o obrazie cudownym.",
+        "Str. 14, w. 5. Nim się Pan Wojski ubierze.",
+        "Wojski bywał niegdyś z urzędu opiekunem żon i dzieci szlachty.",
+        "Str. 14, w. 19. Ale nie myśl wcale.",
+    ]
+    assert keyed_to_pages(notes)
+    # A diary's dates are not locators, nor are pages out of order.
+    assert not keyed_to_pages(["March 3, 1865. Rain.", "March 5, 1865. Sun.", "March 9, 1865. Rain."])
+    assert not keyed_to_pages(["P. 90, l. 1. A.", "P. 12, l. 4. B.", "P. 3, l. 2. C."])
+
+
+def test_a_table_of_corrections_and_a_table_of_values() -> None:
+    corrections = [
+        ["Paĝo", "Originalteksto", "Korektaĵo"],
+        ["21", "ke al Marski", "ke al Mirski"],
+        ["47", "la mabenitan tirkeston", "la malbenitan tirkeston"],
+        ["57", "inter ni!", 'inter ni!"'],
+    ]
+    assert is_corrections_table(corrections)
+    values = [[f"Строка {r}", *(f"Значение {r}.{c}" for c in range(1, 5))] for r in range(1, 6)]
+    assert not is_corrections_table(values)
+    # Forms alike with no place to correct: a conjugation, not errata.
+    assert not is_corrections_table(
+        [["amo", "amas", "amat"], ["moneo", "mones", "monet"], ["rego", "regis", "regit"]]
+    )
+
+
+def test_a_publishers_catalogue_of_other_volumes() -> None:
+    catalogue = [
+        "Volumo 1:",
+        "Goethe, J. W. von: Hermano kaj Doroteo. Eposo idilia. 1922. 77 paĝoj. Kartonita.",
+        "Raabe, Wilhelm: La nigra galero. Historia rakonto. 1922. 64 paĝoj. Kartonita.",
+        "Chamisso, A. de: La mirinda historio de Petro Schlemihl. 1922. 84 paĝoj. Kartonita.",
+    ]
+    assert is_catalogue(catalogue)
+    history = [f"In {1860 + n} the regiment lost {n + 3} men at the river, and {PROSE}" for n in range(4)]
+    assert not is_catalogue(history)
+
+
+def test_a_last_chapter_loses_the_catalogue_and_corrections_after_it() -> None:
+    rows = "".join(
+        f"<tr><td>{page}</td><td>{wrong}</td><td>{right}</td></tr>"
+        for page, wrong, right in [
+            (21, "ke al Marski", "ke al Mirski"),
+            (47, "la mabenitan", "la malbenitan"),
+            (53, "le ekmiron", "la ekmiron"),
+        ]
+    )
+    html = (
+        f"<body><h2>Du talentoj</h2><p>{PROSE}</p><p>{PROSE}</p><h3>Notes on sources</h3><p>{PROSE}</p>"
+        "<h3>ESPERANTO-LITERATURO</h3>"
+        + "".join(f"<p>Autoro {n}: Titolo. 1922. {60 + n} paĝoj. Kartonita.</p>" for n in range(4))
+        + "<h4>Notoj de tekstpreparanto.</h4><p>Mi ŝanĝis ĉi-subajn detalojn:</p>"
+        + f"<table>{rows}</table></body>"
+    )
+    root = parse_html(html)
+    assert root is not None
+    blocks = extract(root).blocks
+    chapters, notes = build_chapters([Draft("Du talentoj", blocks[1:])], "Nuntempaj rakontoj")
+    said = chapters[0].paragraphs
+    # A section the shapes do not name stays, and stops the search: it is the author's.
+    assert said[-2:] == ("Notes on sources", PROSE)
+    assert not any("Marski" in p or "paĝoj" in p for p in said)
+    assert [n.split(": ", 1)[1].split("'")[1] for n in notes] == [
+        "ESPERANTO-LITERATURO",
+        "Notoj de tekstpreparanto.",
+    ]
+    assert notes[-1].endswith("a table of corrections (errata)")
+
+
+def test_only_the_closing_sections_go() -> None:
+    catalogue = [Block(f"Autoro {n}: Titolo. 1922. {60 + n} paĝoj. Kartonita.") for n in range(4)]
+    blocks = [
+        Block(PROSE),
+        Block("Volumes", heading=3),
+        *catalogue,
+        Block("Epilogue", heading=3),
+        Block(PROSE),
+    ]
+    chapters, notes = build_chapters([Draft("One", blocks)], "A book")
+    assert chapters[0].kind == "body" and len(chapters[0].paragraphs) == 8 and not notes
