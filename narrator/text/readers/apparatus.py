@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 from itertools import pairwise
 
+from narrator.text.readers.titles import title_key
+
 #: Lines or rows that make a list at least, not a passing sentence.
 LEAST_ENTRIES = 3
 #: Of a section's lines, the share that must fit the shape.
@@ -42,6 +44,14 @@ def lists_contents(lines: Sequence[str]) -> bool:
     pages = [int(m.group(1)) for m in paged if m.group(1).isdigit()]
     ascents = sum(a < b for a, b in pairwise(pages))
     return len(pages) >= 2 and ascents >= MOST * (len(pages) - 1)
+
+
+def lists_titles(lines: Sequence[str], titles: set[str]) -> bool:
+    """A contents page without page numbers, or whose numbers were lost: most of its lines are
+    the book's own chapter titles (``titles``, as title keys)."""
+    lines = [line.strip() for line in lines if line.strip()]
+    listed = [line for line in lines if title_key(_PAGE_AT_END.sub("", line)) in titles]
+    return len(listed) >= LEAST_ENTRIES and len(listed) >= MOST * len(lines)
 
 
 def keyed_to_pages(paragraphs: Sequence[str]) -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from narrator.core.book import Chapter, trimmed
-from narrator.text.readers.apparatus import is_catalogue, keyed_to_pages, lists_contents
+from narrator.text.readers.apparatus import is_catalogue, keyed_to_pages, lists_contents, lists_titles
 from narrator.text.readers.decode import squash
 from narrator.text.readers.repetition import drop_from_drafts
 from narrator.text.readers.titles import heads_a_chapter, title_key
@@ -100,6 +100,15 @@ _HAN_KANA = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # A printer's imprint at the end of a book: "_Printed by_ SPOTTISWOODE, BALLANTYNE & CO."
 _PRINTER = re.compile(r"^[\W_]*(made and )?printed( in [\w ]+?)?[\W_]+by(?![a-z])", re.IGNORECASE)
 _COPYRIGHT = re.compile(r"©|\bcopyright\b|\bpublic domain\b|\bcreative commons\b", re.IGNORECASE)
+# "All rights reserved" as the editions of the corpus's languages print it.
+_RIGHTS_RESERVED = re.compile(
+    r"\ball rights reserved|\bdroits\b.{0,80}\bréservés|\bderechos\b.{0,60}\breservados"
+    r"|\bdireitos\b.{0,60}\breservados|\bdrets\b.{0,60}\breservats|\bdiritti\b.{0,60}\briservati"
+    r"|\brechte\b.{0,60}\bvorbehalten|\brechten\b.{0,60}\bvoorbehouden|\brättigheter\b.{0,40}\bförbehållna"
+    r"|\bprawa\b.{0,60}\bzastrzeżone|\brajtoj\b.{0,40}\brezervataj"
+    r"|\bвсе права\b.{0,40}\b(защищены|охраняются)",  # noqa: RUF001 (Cyrillic, as Russian is written)
+    re.IGNORECASE,
+)
 _COPYRIGHT_DETAIL = re.compile(
     r"all rights reserved|\bISBN\b|published by|first published"
     r"|licen[cs]ed under|licensierad|creative commons",
@@ -199,8 +208,16 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
 
 
 def _states_copyright(text: str) -> bool:
-    """A copyright or licence ("©", "Creative Commons") with its details (rights, ISBN, publisher)."""
-    return bool(_COPYRIGHT.search(text) and _COPYRIGHT_DETAIL.search(text))
+    """A copyright or licence ("©", "Creative Commons") with its details (rights, ISBN, publisher),
+    or the rights reserved, which say both ("Tous droits de reproduction ... réservés")."""
+    return bool(_COPYRIGHT.search(text) and _COPYRIGHT_DETAIL.search(text)) or bool(
+        _RIGHTS_RESERVED.search(text)
+    )
+
+
+def _claims_rights(line: str) -> bool:
+    """A line that names a copyright or reserves the rights: the edition's, not the author's."""
+    return bool(_COPYRIGHT.search(line) or _RIGHTS_RESERVED.search(line))
 
 
 def opens_an_abstract(paragraphs: Sequence[str]) -> bool:
@@ -379,6 +396,10 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
         or (matter_rule(d, book_title) if d.title.strip() or any(b.text for b in d.blocks) else "no text")
         for d in drafts
     ]
+    titles = {title_key(t) for d in drafts for t in (d.title, *d.parents)} - {""}
+    for n, draft in enumerate(drafts):
+        if not rules[n] and lists_titles([b.text for b in draft.blocks], titles - {title_key(draft.title)}):
+            rules[n] = "contents page (the chapters' titles)"
     if body := [d for d, rule in zip(drafts, rules, strict=True) if not rule]:
         notes += _drop_closing_sections(body[-1], book_title)
     story = next((n for n, draft in enumerate(drafts) if not rules[n] and _has_sentences(draft)), len(drafts))
@@ -441,6 +462,15 @@ def without_edge_imprints(
     def names_author(line: str) -> bool:
         return any(names <= _names(line) for names in authors_words)
 
+    # The edition's lines may hold a sentence ("Il a été tiré de cet ouvrage cinq cents
+    # exemplaires ... numérotés."): they run on to its copyright or rights line when that is near.
+    rights = [
+        n
+        for n in range(min(IMPRINT_LINES, len(said)))
+        if _claims_rights(said[n]) and all(words(line) < 2 * PROSE_WORDS for line in said[: n + 1])
+    ]
+    if rights and rights[-1] >= prose[0]:
+        prose = [n for n in prose if n > rights[-1]] or prose
     start = said[: prose[0]]
     # An abstract run into the first paragraph heads it; the short lines above a paper's abstract
     # are its title block, evidence as the title or author is.
@@ -449,12 +479,13 @@ def without_edge_imprints(
     # A line of a few words in the prose's own chapter, just before it, is its heading.
     if not run_in and start and places[prose[0] - 1][0] == places[prose[0]][0]:
         last = start[-1]
-        if "\n" not in last and words(last) <= HEADING_WORDS and not (is_title(last) or names_author(last)):
+        edition = is_title(last) or names_author(last) or _claims_rights(last)
+        if "\n" not in last and words(last) <= HEADING_WORDS and not edition:
             start = start[:-1]
             abstract = opens_an_abstract([last])
     # A title page the reader already found is evidence too: the lines after it continue it.
     after_title_page = any(c.skipped_by == "title page" for c in chapters[: places[0][0]])
-    evidence = any(is_title(x) or names_author(x) or _COPYRIGHT.search(x) for x in start)
+    evidence = any(is_title(x) or names_author(x) or _claims_rights(x) for x in start)
     named = after_title_page or abstract or evidence
     opening = len(start) if _is_imprint(start) and named else 0
     # The colophon begins where the title or author is said again after the last paragraph.

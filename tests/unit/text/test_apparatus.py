@@ -8,6 +8,7 @@ from narrator.text.readers.apparatus import (
     is_corrections_table,
     keyed_to_pages,
     lists_contents,
+    lists_titles,
 )
 from narrator.text.readers.matter import build_chapters
 from narrator.text.readers.xhtml import Block, Draft, extract, parse_html
@@ -29,6 +30,19 @@ def test_a_contents_page_is_titles_closing_on_pages_in_order() -> None:
         ["RFC 1034, November 1987.", "RFC 1123, October 1989.", "RFC 2119, March 1997."]
     )
     assert not lists_contents(["We counted 40", "and then 12", "and then 7", PROSE])
+
+
+def test_a_contents_page_of_the_chapters_own_titles() -> None:
+    drafts = [
+        Draft(title, [Block(PROSE)]) for title in ("UN DIVORCE", "LA PASSION D’AMANDA MANGIN", "LE PORTRAIT")
+    ]
+    table = ["Un divorce", "La Passion d’Amanda Mangin 41", "LE PORTRAIT", "E. GREVIN — IMPRIMERIE DE LAGNY"]
+    drafts.append(Draft("TABLE", [Block(line) for line in table]))
+    chapters, _ = build_chapters(drafts, "Trois femmes")
+    assert [c.kind for c in chapters] == ["body", "body", "body", "back"]
+    assert chapters[-1].skipped_by == "contents page (the chapters' titles)"
+    # Two titles among other lines are a passage that names them, not a contents page.
+    assert not lists_titles(["Un divorce", "Le portrait", PROSE, PROSE], {"undivorce", "leportrait"})
 
 
 def test_notes_keyed_to_page_and_line() -> None:

@@ -42,3 +42,19 @@ def test_the_lines_above_a_paper_s_abstract_are_its_title_block() -> None:
         kept, notes = without_edge_imprints(chapters, "Yellow Paper", ["Gavin Wood"])
         assert kept[0].paragraphs == opening
         assert len(notes) == 2
+
+
+def test_the_editions_lines_run_on_through_its_rights_line() -> None:
+    # A limitation statement is a sentence, but the rights and copyright lines after it say whose
+    # lines these are; the dialogue's first short line is the story's.
+    imprint = (
+        "PIERRE MILLE",
+        "PARIS CALMANN-LÉVY, ÉDITEURS 3, RUE AUBER, 3",
+        "Il a été tiré de cet ouvrage CINQ CENTS EXEMPLAIRES SUR PAPIER VÉLIN DU MARAIS tous numérotés.",
+        "Droits de traduction et de reproduction réservés pour tous les pays.",
+        "Copyright, 1920, by Calmann-Lévy.",
+    )
+    chapters = [Chapter("UN DIVORCE", (*imprint, "— Mon père est là ?", PROSE))]
+    kept, notes = without_edge_imprints(chapters, "Trois femmes", ["Pierre Mille"])
+    assert kept[0].paragraphs == ("— Mon père est là ?", PROSE)
+    assert len(notes) == 5
