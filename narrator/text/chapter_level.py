@@ -19,6 +19,8 @@ from narrator.text.readers.matter import opens_an_abstract
 from narrator.text.readers.titles import (
     CJK_CHAPTER_AFTER_SENTENCE,
     NUMBERED_HEADINGS,
+    bare_number,
+    chapter_line,
     heads_a_chapter,
     title_key,
 )
@@ -234,7 +236,24 @@ def _divisions(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[_Divisi
             title = ". ".join(h.title for h in headings)
             divisions.append(_Division(title, chapter.parents, [chapter]))
         elif chapter.parents and chapter.parents != parents:
-            divisions.append(_Division(chapter.parents[-1], chapter.parents[:-1], [chapter]))
+            division = _Division(chapter.parents[-1], chapter.parents[:-1], [chapter])
+            # The entry above, with text of its own before its sub-entries, opens its division.
+            above = divisions[-1].chapters if divisions else before
+            if above and above[-1].title == division.title and above[-1].parents == division.parents:
+                division.chapters.insert(0, replace(above.pop(), title=""))
+                if divisions and not divisions[-1].chapters:
+                    divisions.pop()
+            divisions.append(division)
+        elif (
+            divisions
+            and parents is not None
+            and (
+                len(chapter.parents) < len(parents) or divisions[-1].title == divisions[-1].chapters[0].title
+            )
+        ):
+            # An entry beside the divisions, not inside the last ("IV. A FEW MATTERS OF FORM"
+            # after the rules under III, and "V." after it): a division of its own.
+            divisions.append(_Division(chapter.title, chapter.parents, [chapter]))
         elif divisions:
             divisions[-1].chapters.append(chapter)
         else:
@@ -243,12 +262,27 @@ def _divisions(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[_Divisi
     return before, divisions, [*after, *headings]
 
 
+# A section numbered before its title: "1. Form the possessive ...", "IV. Point out ...".
+_NUMBERED_TITLE = re.compile(r"^\s*([0-9]{1,3}|[IVXLC]+)\s*[.):]\s")
+
+
+def _numbered_sections(divisions: Sequence[_Division]) -> bool:
+    """Whether the divisions' sections are numbered or labelled ("SCENE II", "3.", "Rule 4"), as
+    a play's scenes and a manual's rules are: titled pieces ("Chi scrive Wikipedia?") are what a
+    listener skips between, even when a part of them is short."""
+    titles = [c.title for d in divisions for c in d.chapters if c.title and c.title != d.title]
+    numbered = [
+        t for t in titles if bare_number(t) is not None or chapter_line(t) or _NUMBERED_TITLE.match(t)
+    ]
+    return 2 * len(numbered) >= len(titles)
+
+
 def at_listening_level(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[str]]:
     """The divisions above the chapters as the chapters, when they have a chapter's length: a play
     of five twenty-minute acts is five chapters, its scenes spoken as headings inside them; a novel
     whose books run for hours keeps its chapters."""
     before, divisions, after = _divisions(chapters)
-    if len(divisions) < 2 or not _has_real_chapters(chapters):
+    if len(divisions) < 2 or not _has_real_chapters(chapters) or not _numbered_sections(divisions):
         return list(chapters), []
     lengths = [sum(_chars(c) for c in d.chapters) for d in divisions]
     count = sum(len(d.chapters) for d in divisions)
@@ -259,7 +293,9 @@ def at_listening_level(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list
     ):
         return list(chapters), []
     merged = [
-        replace(joined(division.chapters, headed=True), title=division.title, parents=division.parents)
+        division.chapters[0]
+        if division.chapters[0].title == division.title
+        else replace(joined(division.chapters, headed=True), title=division.title, parents=division.parents)
         for division in divisions
     ]
     minutes = statistics.median(lengths) // CHARS_PER_MINUTE

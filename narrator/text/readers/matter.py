@@ -171,6 +171,12 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     # Under a part named as matter ("NOTES" over a note section per essay) the section is matter too.
     if part := next((p.strip().rstrip(".:") for p in draft.parents if is_matter_title(p)), ""):
         return f"{part.lower()} (by part title)"
+    # A page named for the book (or not named) that opens with a line naming matter
+    # ("Transcriber's Notes:") is that matter.
+    named = not title or _same_title(title_key(title), title_key(book_title))
+    opening = next((b.text for b in texts if b.text and not b.boilerplate), "")
+    if named and is_matter_title(opening):
+        return f"{opening.strip().rstrip('.:').lower()} (by its first line)"
     if _ALSO_BY.match(title) or (not title and any(_ALSO_BY.match(b.text) for b in texts[:2])):
         return "'also by' page"
     if _WRAPPER_TITLE.match(title) and not _has_sentences(draft):
@@ -201,7 +207,6 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     # Only a page untitled or named for the book: a section that cites a copyright ("Using Code
     # Examples") is read.
     joined = " ".join(b.text for b in texts)
-    named = not title or _same_title(title_key(title), title_key(book_title))
     if named and word_count(texts) <= COPYRIGHT_PAGE_WORDS and _states_copyright(joined):
         return "copyright page"
     return ""
@@ -363,7 +368,8 @@ def _drop_closing_sections(draft: Draft, book_title: str) -> list[str]:
     deeper than the chapters are): from the last heading back, each section that is matter by
     itself ("ESPERANTO-LITERATURO", a publisher's catalogue; a transcriber's table of
     corrections), up to the first that is not."""
-    headings = [n for n, b in enumerate(draft.blocks) if b.heading]
+    # A line naming matter ("Transcriber's Note:") heads a section as a heading does.
+    headings = [n for n, b in enumerate(draft.blocks) if b.heading or (b.text and is_matter_title(b.text))]
     first_text = next((n for n, b in enumerate(draft.blocks) if b.text and not b.heading), len(draft.blocks))
     end = len(draft.blocks)
     notes = []

@@ -129,3 +129,17 @@ def test_only_the_closing_sections_go() -> None:
     ]
     chapters, notes = build_chapters([Draft("One", blocks)], "A book")
     assert chapters[0].kind == "body" and len(chapters[0].paragraphs) == 8 and not notes
+
+
+def test_a_line_naming_matter_opens_it_at_either_edge() -> None:
+    note = [Block("Transcriber's Notes:"), Block(PROSE)]
+    story = [Block(PROSE), Block(PROSE), Block("Transcriber's Note:"), Block("Page 5: of his manuscript Mr.")]
+    chapters, notes = build_chapters(
+        [Draft("The Elements of Style", note), Draft("I. INTRODUCTORY", story)], "The Elements of Style"
+    )
+    assert chapters[0].kind == "front" and chapters[0].skipped_by == "transcriber's notes (by its first line)"
+    assert chapters[1].paragraphs == (PROSE, PROSE)
+    assert list(notes) == [
+        "not read: section \"Transcriber's Note:\" at the end of chapter 'I. INTRODUCTORY': "
+        "transcriber's note (by title)"
+    ]

@@ -95,6 +95,38 @@ def test_parts_that_run_for_hours_keep_their_chapters() -> None:
     assert at_listening_level(novel) == (novel, [])
 
 
+def test_entries_beside_the_divisions_stay_chapters_and_a_divisions_own_text_opens_it() -> None:
+    manual = [
+        chapter("I. INTRODUCTORY", 5),
+        chapter("II. RULES", 1),
+        *(chapter(f"{n}. A rule", 2, parents=("II. RULES",)) for n in range(1, 4)),
+        chapter("III. PRINCIPLES"),
+        *(chapter(f"{n}. A principle", 3, parents=("III. PRINCIPLES",)) for n in range(4, 7)),
+        chapter("IV. FORM", 4),
+        chapter("V. WORDS MISUSED", 9),
+    ]
+    kept, notes = at_listening_level(manual)
+    # IV and V are chapters of their own, not sections of III; II's own minute opens it.
+    assert [c.title for c in kept] == [
+        "I. INTRODUCTORY",
+        "II. RULES",
+        "III. PRINCIPLES",
+        "IV. FORM",
+        "V. WORDS MISUSED",
+    ]
+    assert kept[1].paragraphs[:2] == (MINUTE, "1. A rule") and len(kept[4].paragraphs) == 9
+    assert "4 divisions" in notes[0]
+
+
+def test_parts_of_titled_pieces_keep_their_pieces() -> None:
+    # A tribute's short parts of essays: a listener skips between the essays, as between stories.
+    tribute = [
+        *(chapter(title, 6, parents=("PARTE PRIMA",)) for title in ("Eredità", "Dire addio", "Chi scrive?")),
+        *(chapter(title, 7, parents=("PARTE SECONDA",)) for title in ("Perché", "L'esercito", "Le leggi")),
+    ]
+    assert at_listening_level(tribute) == (tribute, [])
+
+
 def test_unread_notes_move_with_their_paragraphs() -> None:
     scene = Chapter("SCENE II", (MINUTE,) * 6, notes=((0, "Before it."), (2, "After the second.")))
     play = [chapter("ACT I"), chapter("SCENE I", 4), scene]
