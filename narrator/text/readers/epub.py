@@ -351,8 +351,12 @@ class _Epub:
                 raise BookError(f"{self.path}: the EPUB lists no readable content documents in its spine")
             return [self._spine_draft(name) for name in spine]
         readable = []
-        for entry in toc:
-            name = self.archive.find(entry.path)
+        found = [self.archive.find(entry.path) for entry in toc]
+        for n, entry in enumerate(toc):
+            # A contents of which nothing resolves is refused below, not guessed at.
+            name = (
+                found[n] or (any(found) and self._unlisted_between(spine, found[:n], found[n + 1 :])) or None
+            )
             if name is None:
                 continue
             item = next((i for i in self.manifest.values() if i.path == name), None)
@@ -364,6 +368,16 @@ class _Epub:
         if not readable:
             raise BookError(f"{self.path}: the table of contents points at no readable chapter")
         return chapters_as_listened(self._split(spine, readable))
+
+    @staticmethod
+    def _unlisted_between(spine: list[str], before: list[str | None], after: list[str | None]) -> str | None:
+        """Where a contents entry's link is broken (a typo: "CH51" for "CH5"), the document it
+        meant: the one spine document no entry lists between the entries before and after it."""
+        listed = {name for name in (*before, *after) if name}
+        last = next((spine.index(name) for name in reversed(before) if name in spine), -1)
+        following = next((spine.index(name) for name in after if name in spine), len(spine))
+        unlisted = [name for name in spine[last + 1 : following] if name not in listed]
+        return unlisted[0] if len(unlisted) == 1 else None
 
     def _drop_repeats(self, spine: list[str]) -> None:
         """Drop the producer's running headers and footers from the documents, keeping anchors."""

@@ -52,7 +52,12 @@ COPYRIGHT_PAGE_WORDS = 250
 CREDIT_BLOCKS = 5
 #: A credit is a line or two, not a page.
 CREDIT_WORDS = 60
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
+# An e-mail address, also spelt out against harvesters: "name (at) host (dot) org", "name アット
+# yahoo ドット co ドット jp" (plain "at" and "dot" are words of prose).
+_EMAIL = re.compile(
+    r"[\w.+-]+@[\w-]+(\.[\w-]+)+"
+    r"|[\w.+-]+\s*((?i:[(\[]at[)\]])|\sAT\s|アット)\s*[\w-]+(\s*((?i:[(\[]dot[)\]])|\sDOT\s|ドット)\s*[\w-]+)+"
+)
 # A page of a web address and a few words is the producer's ("www.feedbooks.com", a slogan).
 # A paper's abstract, as a heading line or run into its paragraph ("Abstract. The blockchain ...").
 _ABSTRACT = re.compile(
@@ -363,6 +368,22 @@ def _drop_copyright_pages(drafts: list[Draft]) -> list[str]:
     return notes
 
 
+#: A placeholder is a few words: "Work in progress", "Coming soon", "TODO".
+PLACEHOLDER_WORDS = 6
+
+
+def _placeholders(drafts: list[Draft]) -> dict[int, str]:
+    """The titled drafts whose whole text is a few words that are the whole text of another
+    draft too: an unwritten chapter's stand-in, never the author's (a dedication is said once)."""
+    whole = {
+        n: squash(" ".join(texts))
+        for n, draft in enumerate(drafts)
+        if draft.title and (texts := [b.text for b in draft.blocks if b.text and not b.boilerplate])
+    }
+    short = [text for text in whole.values() if words(text) <= PLACEHOLDER_WORDS]
+    return {n: text for n, text in whole.items() if short.count(text) >= 2}
+
+
 def _drop_closing_sections(draft: Draft, book_title: str) -> list[str]:
     """Drop the matter that closes the last chapter under headings of its own (the contents
     deeper than the chapters are): from the last heading back, each section that is matter by
@@ -402,6 +423,8 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
         or (matter_rule(d, book_title) if d.title.strip() or any(b.text for b in d.blocks) else "no text")
         for d in drafts
     ]
+    for n, repeated in _placeholders(drafts).items():
+        rules[n] = rules[n] or f"a placeholder ({repeated!r} is all the text of several chapters)"
     titles = {title_key(t) for d in drafts for t in (d.title, *d.parents)} - {""}
     for n, draft in enumerate(drafts):
         if not rules[n] and lists_titles([b.text for b in draft.blocks], titles - {title_key(draft.title)}):

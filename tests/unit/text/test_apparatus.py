@@ -143,3 +143,13 @@ def test_a_line_naming_matter_opens_it_at_either_edge() -> None:
         "not read: section \"Transcriber's Note:\" at the end of chapter 'I. INTRODUCTORY': "
         "transcriber's note (by title)"
     ]
+
+
+def test_a_contact_address_spelt_out_against_harvesters_is_not_read() -> None:
+    contact = "訳者連絡先 imchongjun2000 アット yahoo ドット co ドット jp"
+    chapters, notes = build_chapters([Draft("後記", [Block(PROSE), Block(contact)])], "雲形紋章")
+    assert chapters[0].paragraphs == (PROSE,) and "a contact address" in notes[0]
+    # Plain "at" and "dot" are words of the story.
+    line = "he stared at the dot on the map"
+    chapters, notes = build_chapters([Draft("One", [Block(PROSE), Block(line)])], "A book")
+    assert chapters[0].paragraphs == (PROSE, line) and not notes

@@ -775,3 +775,24 @@ def test_a_running_title_over_every_division_is_not_a_chapter(tmp_path: Path) ->
     assert [c.title for c in body_chapters] == ["LIBER I", "LIBER II", "LIBER III"]
     # The running title is not read at the head of every book either.
     assert all(c.paragraphs[0].startswith("Arma virumque") for c in body_chapters)
+
+
+def test_a_contents_link_to_no_file_finds_the_one_unlisted_document_where_it_stands(tmp_path: Path) -> None:
+    # "CH51.xhtml" for "CH5.xhtml": the entry still opens its chapter; placeholders that are all
+    # the text of several chapters are not read.
+    documents = {
+        "ch4": "<h1>Expectations</h1><p>A chapter of its own.</p>",
+        "ch5": "<h1>Impossibility</h1><p>The chapter the broken link meant.</p>",
+        "ch6": "<h1>Tendencies</h1><p>The chapter after it.</p>",
+        "ch7": "<h1>Coverage</h1><p>Work in progress</p>",
+        "ch8": "<h1>Proximity</h1><p>Work in progress</p>",
+    }
+    path = toc_epub(tmp_path / "typo.epub", documents, [*documents])
+    with zipfile.ZipFile(path) as source:
+        members = {name: source.read(name) for name in source.namelist()}
+    members["OEBPS/nav.xhtml"] = members["OEBPS/nav.xhtml"].replace(b'"ch5.xhtml"', b'"ch51.xhtml"')
+    del members["mimetype"]
+    book = read_book(write_zip(tmp_path / "typo2.epub", members))
+    assert [c.title for c in _body(book)] == ["Expectations", "Impossibility", "Tendencies"]
+    stubs = [c.skipped_by for c in book.chapters if c.title in ("Coverage", "Proximity")]
+    assert stubs == ["a placeholder ('Work in progress' is all the text of several chapters)"] * 2
