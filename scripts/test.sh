@@ -31,7 +31,10 @@ snakemake --lint
 
 bash tests/cluster/slurm-up.sh
 trap 'bash tests/cluster/slurm-down.sh' EXIT
-python -m pytest -q
+python -m pytest -q tests/unit
+# The real runs two at a time, a file's tests on one worker: they wait on Snakemake, Slurm and
+# their subprocesses as much as they compute.
+python -m pytest -q -n 2 --dist loadfile tests/e2e
 
 # The oldest Snakemake narrator supports (docs/clusters.md), on the tests that reach its internals
 # and run the sample book whole; the run above used the newest.
