@@ -22,8 +22,9 @@ from narrator.text.readers.titles import chapter_line, title_key
 
 # "CONTENTS", "Table of Contents", and the word in the languages Gutenberg texts are written in.
 CONTENTS_LINE = re.compile(
-    r"^\s*((table of )?contents( and illustrations)?|inhoud|inhalt(sverzeichnis)?|table des mati[eè]res"
-    r"|sommaire|[íi]ndice|содержание|оглавление|innehåll|indhold|sisällys(luettelo)?|spis treści|obsah"
+    r"^\s*((table of )?contents( and illustrations)?|inhoud|inhalt(sverzeichnis)?"
+    r"|table( des mati[eè]res)?|[íi]ndex|sommaire|[íi]ndice|содержание|оглавление|innehåll|indhold"
+    r"|sisällys(luettelo)?|spis treści|obsah"
     r"|tartalom|πίνακας περιεχομένων|περιεχόμενα)\.?\s*$",
     re.IGNORECASE,
 )
@@ -142,8 +143,10 @@ def without_contents(lines: list[str]) -> tuple[list[str], list[Entry]]:
         elif entry_key(line) in paged:
             break  # an entry's heading in the text, where the contents gave its page
         end += 1
-    if end >= len(lines):
+    if end >= len(lines) and not all(len(line.strip()) <= HEADING_CHARS for line in lines[start:]):
         return lines, []
+    # Short lines to the end of the text are a contents printed at the end, as French and Catalan
+    # books print their "TABLE" or "INDEX".
     return lines[:start] + lines[end:], _entries(lines[start + 1 : end])
 
 
@@ -172,6 +175,8 @@ def _entries(lines: list[str]) -> list[Entry]:
     indents = {row[0] for row in rows}
     rows = [(_level_indent(indent, indents), title, paged, blank) for indent, title, paged, blank in rows]
     paged = any(row[2] for row in rows)
+    # A contents set with a blank line between all its entries has no group headings.
+    spaced = all(row[3] for row in rows)
     entries: list[Entry] = []
     n = 0
     while n < len(rows):
@@ -182,7 +187,8 @@ def _entries(lines: list[str]) -> list[Entry]:
             n += 2
             continue
         alone = after_blank and (following is None or following[3])
-        entries.append(Entry(title, indent, group=alone and not has_page and following is not None))
+        group = alone and not has_page and following is not None and not spaced
+        entries.append(Entry(title, indent, group=group))
         n += 1
     return [e for e in entries if entry_key(e.title)]
 

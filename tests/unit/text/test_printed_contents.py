@@ -321,3 +321,15 @@ def test_a_chapter_s_name_in_capitals_under_its_number_titles_it_without_a_conte
     assert [c.title for c in _book(text).chapters if c.paragraphs] == [
         f"Розділ {numeral}. {name}" for numeral, name in zip(("I", "II", "III"), sections, strict=True)
     ]
+
+
+def test_a_contents_printed_at_the_end_with_a_blank_line_between_entries_is_the_map() -> None:
+    # A Catalan collection: stories after two or three blank lines, "INDEX" at the end with dot
+    # leaders and no page numbers, one heading spelt with another accent ("SUBSTITUCIÒ").
+    titles = ["LA MARE-BALENA", "TEMPTACIÓ", "CROQUIS", "SUBSTITUCIÒ"]
+    stories = "".join(f"\n\n{title}\n\n\n{_body(title.lower())}\n" for title in titles)
+    index = "\n\n".join(f"{title.title().replace('ò', 'ó')}{'.' * 40}" for title in titles)
+    book = _book(f"{stories}\n\n\nFI\n\n\n\n\nINDEX\n\n{index}\n")
+    chapters = [c for c in book.chapters if c.kind == "body"]
+    assert [c.title for c in chapters] == ["La Mare-Balena", "Temptació", "Croquis", "Substitució"]
+    assert not any("...." in p for p in _said(book))
