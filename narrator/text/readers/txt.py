@@ -224,6 +224,20 @@ def _is_transcribers(block: str, number: int) -> bool:
     return number < CREDIT_BLOCKS and bool(_TRANSCRIBERS_WORDS.search(block))
 
 
+def _closing_note(blocks: list[tuple[int, str]]) -> int:
+    """Where a bracketed note that closes the text begins ("[Talâ ng Tagapagsalin: … ]", the
+    transcriber's word on the scans and other editions), or the text's length when none does."""
+    if not blocks or not blocks[-1][1].rstrip().endswith("]"):
+        return len(blocks)  # the text ends outside brackets ("[RFC1034] Mockapetris, …, 1987.")
+    depth = 0
+    for number in range(len(blocks) - 1, max(len(blocks) - 2 * CREDIT_BLOCKS, 0) - 1, -1):
+        text = blocks[number][1].strip()
+        depth += text.count("]") - text.count("[")
+        if depth == 0 and text.startswith("["):
+            return number
+    return len(blocks)
+
+
 def _is_field_header(block: str) -> bool:
     """A memo's header at the top of a text: three lines or more, most of them "Field: value"."""
     lines = block.split("\n")
@@ -265,8 +279,13 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     drafts: list[Draft] = [Draft("")]
     first_listed: Draft | None = None
     note_depth = 0
+    closing_note = _closing_note(blocks)
     for number, (blanks, block) in enumerate(blocks):
         opening = block.strip()
+        if number >= closing_note:
+            if number == closing_note:
+                dropped.append(f"not read: {squash(opening)[:100]!r}: a bracketed note at the end")
+            continue
         if note_depth or (opening.startswith("[") and (number < 3 or _is_transcribers(opening, number))):
             # A transcriber's note may run over several blocks, with brackets of its own inside.
             if not note_depth:

@@ -333,3 +333,14 @@ def test_a_contents_printed_at_the_end_with_a_blank_line_between_entries_is_the_
     chapters = [c for c in book.chapters if c.kind == "body"]
     assert [c.title for c in chapters] == ["La Mare-Balena", "Temptació", "Croquis", "Substitució"]
     assert not any("...." in p for p in _said(book))
+
+
+def test_a_bracketed_note_that_closes_the_text_is_not_read() -> None:
+    note = "[Talâ ng Tagapagsalin:\n\nAng mga larawan ay nasa archive.org/details/x.\n\nIba pang edisyon.]"
+    book = _book(f"CHAPTER I\n\n\n{_body('one')}\n\n\nCHAPTER II\n\n\n{_body('two')}\n\n\n{note}\n")
+    assert not any("archive.org" in p or "Tagapagsalin" in p for p in _said(book))
+    assert any("a bracketed note at the end" in n for n in book.notes)
+    # A closing list of bracketed references is the text's, closing outside brackets.
+    refs = "[RFC1034] Mockapetris, P., Domain names, November 1987.\n\n[RFC1123] Braden, R., Hosts, 1989."
+    book = _book(f"CHAPTER I\n\n\n{_body('one')}\n\n\nCHAPTER II\n\n\n{_body('two')}\n\n\n{refs}\n")
+    assert any("Mockapetris" in p for p in _said(book))
