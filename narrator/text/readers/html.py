@@ -12,9 +12,19 @@ from lxml import etree
 from narrator.core.book import Book
 from narrator.core.errors import BookError
 from narrator.core.language import well_formed_tag
+from narrator.text.readers.apparatus import MOST
 from narrator.text.readers.decode import decode_text, squash
 from narrator.text.readers.matter import build_chapters, unwrapped_title
-from narrator.text.readers.titles import NUMBER_WORD, bare_number, chapter_line, chapter_run, title_from_stem
+from narrator.text.readers.titles import (
+    NUMBER_WORD,
+    bare_number,
+    chapter_line,
+    chapter_run,
+    counted_label,
+    heads_a_chapter,
+    labelled,
+    title_from_stem,
+)
 from narrator.text.readers.xhtml import Block, Draft, extract, parse_html, parse_xhtml, tag_of
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
@@ -67,15 +77,20 @@ def drafts_at_headings(blocks: list[Block], title: str) -> tuple[str, list[Draft
     levels = [b.heading for b in blocks if b.heading and not b.boilerplate]
     repeated = sorted({level for level in levels if levels.count(level) > 1})
     chapter_level = repeated[0] if repeated else (min(levels) if levels else 0)
+    shallowest = chapter_level
+    chapter_level, label = _counted_level(blocks, chapter_level)
     drafts: list[Draft] = [Draft("")]
     for block in blocks:
-        if block.heading and block.heading < chapter_level and len(drafts) == 1:
+        # Above counted chapters, the repeated headings are sections and parts, not the title.
+        if block.heading and block.heading < shallowest and len(drafts) == 1:
             title = title or block.text
         elif block.heading and block.heading <= chapter_level:
             # Among the chapters a shallower heading opens a part or the back matter ("About this
             # digital edition"); a part's heading with no text titles the chapter after it.
             drafts.append(Draft(block.text))
-        elif block.heading > chapter_level and not drafts[-1].blocks and _numbers_only(drafts[-1].title):
+        elif (
+            block.heading > chapter_level and not drafts[-1].blocks and _numbers_only(drafts[-1].title, label)
+        ):
             # A deeper heading right under a chapter's number names it: "CHAPTER I" / "INTRODUCTORY".
             drafts[-1].title = f"{drafts[-1].title.rstrip('.')}. {block.text}"
         else:
@@ -85,11 +100,40 @@ def drafts_at_headings(blocks: list[Block], title: str) -> tuple[str, list[Draft
     return title, drafts
 
 
-def _numbers_only(title: str) -> bool:
-    """A heading that numbers a chapter and names nothing: "CHAPTER I", "XII.", "Part Two", "One"."""
+def _counted_level(blocks: list[Block], level: int) -> tuple[int, str | None]:
+    """The chapters' heading level and the word that numbers them: ``level`` unless its headings
+    are not counted and a deeper level's are ("পর্ব ১" parts over "অধ্যায় ১" ... "অধ্যায় ১২"):
+    that level is the chapters, and the shallower headings open parts among them."""
+    shallowest = [b.text for b in blocks if b.heading == level and not b.boilerplate]
+    label = counted_label(shallowest)
+    if label or any(heads_a_chapter(t) or bare_number(t) is not None for t in shallowest):
+        return level, label
+    for deeper in range(level + 1, 7):
+        titles = [b.text for b in blocks if b.heading == deeper and not b.boilerplate]
+        label = counted_label(titles)
+        if label is None:
+            continue
+        # Under which of the shallowest headings each counted one stands.
+        above, under = 0, set()
+        for block in blocks:
+            above += block.heading == level
+            if block.heading == deeper and labelled(block.text, label):
+                under.add(above)
+        counted = sum(labelled(t, label) is not None for t in titles)
+        # Most of their level, and across parts: not "Step 1" ... "Step 3" in one chapter.
+        if counted >= MOST * len(titles) and len(under) >= 2:
+            return deeper, label
+    return level, None
+
+
+def _numbers_only(title: str, label: str | None = None) -> bool:
+    """A heading that numbers a chapter and names nothing: "CHAPTER I", "XII.", "Part Two", "One",
+    or the book's own word for a chapter and a number ("অধ্যায় ১")."""
     line = chapter_line(title)
+    numbered = labelled(title, label) if label else None
     return (
         bare_number(title) is not None
+        or (numbered is not None and not numbered["name"].strip())
         or NUMBER_WORD.fullmatch(title.strip()) is not None
         or (line is not None and not line.group(4).strip())
     )

@@ -23,16 +23,21 @@ import yaml
 from lxml import html as lxml_html
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from mdit_py_plugins.attrs import attrs_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from narrator.core.book import Book
 from narrator.text.readers.decode import clean_text, decode_text, squash
+from narrator.text.readers.html import drafts_at_headings
 from narrator.text.readers.matter import build_chapters
 from narrator.text.readers.titles import title_from_stem
 from narrator.text.readers.xhtml import Block, Draft
 
-_PARSER = MarkdownIt("commonmark").use(front_matter_plugin).use(footnote_plugin).enable("table")
+# attrs: pandoc's image attributes ('![](cover.png){width="8.3in"}') are the image's, not text.
+_PARSER = (
+    MarkdownIt("commonmark").use(front_matter_plugin).use(footnote_plugin).use(attrs_plugin).enable("table")
+)
 #: How a footnote read aloud begins, as in the other readers.
 FOOTNOTE = "Footnote: "
 #: The ARIA role of a paragraph of links only; it is not read.
@@ -243,27 +248,17 @@ def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
 
 
 def _drafts(blocks: list[Block], title: str, titled: bool, unread: Counter[str]) -> tuple[str, list[Draft]]:
-    """Chapters at the shallowest heading level used more than once; a lone top heading is the title.
-
-    Navigation paragraphs are not read, and a section of nothing else (a contents list) goes with
-    its heading.
+    """Chapters at headings as an HTML page's are (``drafts_at_headings``); a lone top heading is
+    the title unless the front matter gives one. Navigation paragraphs are not read, and a section
+    of nothing else (a contents list) goes with its heading.
     """
-    levels = [b.heading for b in blocks if b.heading]
-    repeated = sorted({level for level in levels if levels.count(level) > 1})
-    chapter_level = repeated[0] if repeated else (min(levels) if levels else 0)
-    drafts: list[Draft] = [Draft("")]
-    for block in blocks:
-        if block.heading and block.heading < chapter_level:
-            title = title if titled else block.text
-            titled = True
-        elif block.heading and block.heading == chapter_level:
-            drafts.append(Draft(block.text))
-        else:
-            drafts[-1].blocks.append(block)
+    heading, drafts = drafts_at_headings(blocks, title if titled else "")
+    title = heading or title
     kept = []
     for draft in drafts:
         links = [b for b in draft.blocks if NAVIGATION in b.types]
-        unread["paragraphs of links only (navigation)"] += len(links)
+        if links:
+            unread["paragraphs of links only (navigation)"] += len(links)
         if links and len(links) == len([b for b in draft.blocks if b.text]):
             unread[f"sections of links only ({draft.title or 'untitled'!r})"] += 1
             continue

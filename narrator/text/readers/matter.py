@@ -114,6 +114,11 @@ _RIGHTS_RESERVED = re.compile(
     r"|\bвсе права\b.{0,40}\b(защищены|охраняются)",  # noqa: RUF001 (Cyrillic, as Russian is written)
     re.IGNORECASE,
 )
+# A licence named by its identifier, in any language's page: "(CC BY-SA 4.0)", "GNU FDL".
+_LICENCE_ID = re.compile(
+    r"\bCC[ -](?:BY(?:-(?:NC|SA|ND))*|0)\b(?:\s*\d\.\d)?"
+    r"|\bGNU (?:Free Documentation|(?:Lesser )?General Public) Licen[cs]e\b|\bGFDL\b|\bMIT Licen[cs]e\b"
+)
 _COPYRIGHT_DETAIL = re.compile(
     r"all rights reserved|\bISBN\b|published by|first published"
     r"|licen[cs]ed under|licensierad|creative commons",
@@ -214,6 +219,9 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     joined = " ".join(b.text for b in texts)
     if named and word_count(texts) <= COPYRIGHT_PAGE_WORDS and _states_copyright(joined):
         return "copyright page"
+    # A page that grants a licence by name is the licence's, whatever its title.
+    if word_count(texts) <= COPYRIGHT_PAGE_WORDS and _LICENCE_ID.search(joined):
+        return "licence page (names a licence)"
     return ""
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
+from itertools import pairwise
 from pathlib import Path
 
 from narrator.core.language import primary_language
@@ -162,6 +164,44 @@ def chapter_run(found: list[tuple[int, int]], words_after: Callable[[int], int])
     if len(run) < NUMBERED_HEADINGS or words_after(run[0]) < CHAPTER_MIN_WORDS * len(run):
         return set()
     return set(run)
+
+
+# A heading that is a word and a numeral in any script, perhaps then a name: "অধ্যায় ১", "Bölüm 3",
+# "Kapittel IV" (the word's vowel signs are marks, which \w does not match). The word is learnt
+# from the book (``counted_label``), not from a list.
+_LABELLED = re.compile(
+    r"^\s*(?P<label>[^\W\d_][^\s\d.:]+)\s+(?P<number>\d{1,3}|[IVXLC]{1,7})\b\s*[.:]?\s*(?P<name>.*)$"
+)
+
+
+def labelled(title: str, label: str) -> re.Match[str] | None:
+    """A heading that ``label`` numbers ("অধ্যায় ১২: ..."), with its number and name, else None."""
+    match = _LABELLED.match(title)
+    return match if match is not None and match["label"].casefold() == label else None
+
+
+def labelled_number(title: str, label: str) -> int | None:
+    """The number of a heading ``label`` numbers ("অধ্যায় ১২" is 12), else None."""
+    match = labelled(title, label)
+    if match is None:
+        return None
+    numeral = match["number"]
+    return int(numeral) if numeral.isdigit() else roman_value(numeral) or None
+
+
+def counted_label(titles: Sequence[str]) -> str | None:
+    """The word a book numbers its chapters with, learnt from its headings in any language: the
+    first word of at least NUMBERED_HEADINGS headings whose numbers count up from 1, a count that
+    may start again at 1 in each part ("অধ্যায় ১", "অধ্যায় ২", ...; "Bölüm 1"). None when no word
+    counts so (headings that share a first word by chance: "The Gate", "The Hall")."""
+    firsts = Counter(m["label"].casefold() for title in titles if (m := _LABELLED.match(title)))
+    for label, count in firsts.most_common():
+        if count < NUMBERED_HEADINGS:
+            break
+        numbers = [n for title in titles if (n := labelled_number(title, label)) is not None]
+        if numbers[0] == 1 and all(b in (a + 1, a + 2, 1) for a, b in pairwise(numbers)):
+            return label
+    return None
 
 
 def title_from_stem(path: Path) -> str:

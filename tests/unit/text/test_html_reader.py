@@ -10,6 +10,7 @@ from narrator.core.errors import BookError
 from narrator.text.ingest import read_book
 from narrator.text.readers import READERS
 from narrator.text.readers.html import read_html
+from narrator.text.readers.titles import counted_label
 
 NOVEL = """<!DOCTYPE html>
 <html><head><title>The Great Book</title><style>p { color: red }</style><script>var x = 1;</script></head>
@@ -216,3 +217,22 @@ def test_the_author_meta_names_the_authors(tmp_path: Path) -> None:
     page = NOVEL.replace("<title>", '<meta name="author" content="Scott Chacon, Ben Straub"><title>')
     # A comma may invert one name as well as part two: the line is kept whole.
     assert read_book(_write(tmp_path, "git.html", page)).authors == ("Scott Chacon, Ben Straub",)
+
+
+def test_a_word_that_counts_headings_is_learnt_and_headings_that_share_a_word_by_chance_are_not() -> None:
+    assert counted_label(["Bölüm 1", "Bölüm 2: Kayıp", "Bölüm 1", "Bölüm 2", "Bölüm 3"]) == "bölüm"
+    assert counted_label(["अध्याय 1", "अध्याय २", "अध्याय ३"]) == "अध्याय"
+    assert counted_label(["The Gate", "The Hall", "The End"]) is None
+    assert counted_label(["Step 2", "Step 3", "Step 4"]) is None  # never starts at one
+
+
+def test_steps_counted_inside_one_chapter_do_not_become_the_chapters(tmp_path: Path) -> None:
+    steps = "".join(f"<h3>Step {n}</h3><p>Do this, then that, and then the other.</p>" for n in (1, 2, 3))
+    page = (
+        "<html><body><h1>Setup</h1><p>Install it first.</p>"
+        f"<h1>Usage</h1><p>Run it.</p>{steps}<h1>Tuning</h1><p>Tune it.</p>"
+        "<h1>Errors</h1><p>Read them.</p></body></html>"
+    )
+    path = tmp_path / "manual.html"
+    path.write_text(page, encoding="utf-8")
+    assert [c.title for c in read_book(path).chapters] == ["Setup", "Usage", "Tuning", "Errors"]

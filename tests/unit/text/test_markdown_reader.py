@@ -123,3 +123,58 @@ def test_a_figure_placeholder_is_never_read_and_its_caption_follows_notes(tmp_pa
         assert start.notes == ((1, captions[0]), (1, captions[1]))
     # A paragraph that is only a label, with no figure before it, is text.
     assert book.chapters[1].paragraphs == ("Fig. 3.", "That is all.")
+
+
+# A book in a language whose word for "chapter" no list here holds: parts above chapters that the
+# book numbers with its own word and digits, each chapter named by the heading under its number.
+COUNTED = """![](./cover.png){{width="8.3in"
+height="11.7in"}}
+
+# ভূমিকা
+
+{intro}
+
+# মুক্ত লাইসেন্স
+
+এই বইটি ক্রিয়েটিভ কমন্স (CC BY-SA 4.0) লাইসেন্সের আওতায় সবার জন্য উন্মুক্ত।
+
+# পর্ব ১: ভিত্তি
+
+## অধ্যায় ১
+
+### কম্পিউটার
+
+{text}
+
+## অধ্যায় ২
+
+### সফটওয়্যার
+
+{text}
+
+# পর্ব ২: স্কিল
+
+## অধ্যায় ৩
+
+### টাইপিং
+
+{text}
+"""
+
+
+def test_chapters_the_book_numbers_with_its_own_word_are_the_chapters_under_its_parts(tmp_path: Path) -> None:
+    path = tmp_path / "boi.md"
+    sentence = "কম্পিউটার একটি যন্ত্র যা তথ্য নিয়ে কাজ করে এবং আমাদের জীবন সহজ করে তোলে। "
+    path.write_text(COUNTED.format(intro=sentence * 20, text=sentence * 40), encoding="utf-8")
+    book = read_book(path)
+    body = [c for c in book.chapters if c.kind == "body"]
+    assert [c.title for c in body] == [
+        "ভূমিকা",
+        "পর্ব ১: ভিত্তি. অধ্যায় ১. কম্পিউটার",
+        "অধ্যায় ২. সফটওয়্যার",
+        "পর্ব ২: স্কিল. অধ্যায় ৩. টাইপিং",
+    ]
+    spoken = " ".join(p for c in body for p in c.paragraphs)
+    assert "width" not in spoken and "CC BY-SA" not in spoken
+    skipped = {c.title: c.skipped_by for c in book.chapters if c.kind != "body"}
+    assert skipped == {"মুক্ত লাইসেন্স": "licence page (names a licence)"}
