@@ -65,6 +65,22 @@ def keyed_to_pages(paragraphs: Sequence[str]) -> bool:
     return count >= LEAST_ENTRIES and pages == sorted(pages)
 
 
+# A note's marker opening its paragraph: "[1] De scheldnaam ...", "(12) Zie ...", "3) Vgl. ...".
+_NOTE_MARKER = re.compile(r"^\s*[\[(]?(\d{1,3})[\])]\s")
+
+
+def numbered_notes(paragraphs: Sequence[str]) -> bool:
+    """A section of notes whatever its title ("AANTEEKENINGEN", "NOTE"): most paragraphs open on a
+    bracketed number, the numbers counting up."""
+    numbers = [int(m.group(1)) for p in paragraphs if (m := _NOTE_MARKER.match(p))]
+    ascents = sum(a < b for a, b in pairwise(numbers))
+    return (
+        len(numbers) >= LEAST_ENTRIES
+        and len(numbers) >= MOST * len(paragraphs)
+        and ascents >= MOST * (len(numbers) - 1)
+    )
+
+
 def is_corrections_table(rows: Sequence[Sequence[str]]) -> bool:
     """A table of corrections: most rows locate a place by number and give a text and its
     correction, two cells alike but not the same ("ke al Marski" / "ke al Mirski"), and not by

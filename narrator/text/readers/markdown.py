@@ -54,7 +54,7 @@ class _Inline:
     #: Characters inside links, and of those the letters and digits.
     link_chars: int = 0
     link_alnum: int = 0
-    #: Labels of the footnotes it refers to, in order.
+    #: Ids of the footnotes it refers to, in order.
     notes: list[str] = field(default_factory=list)
 
 
@@ -77,7 +77,8 @@ def _inline(children: Iterable[Token]) -> _Inline:
         elif token.type == "link_close":
             link_depth -= 1
         elif token.type == "footnote_ref":
-            notes.append(str(token.meta["label"]))
+            # By id: pandoc's inline notes ("^[...]") have no label.
+            notes.append(str(token.meta["id"]))
         # Images, their alt text and inline HTML (comments, tags) are not read.
     text = "\n".join(squash(line) for line in "".join(parts).split("\n")).strip()
     return _Inline(text, link_chars, link_alnum, notes)
@@ -160,7 +161,7 @@ def _footnotes(tokens: list[Token]) -> dict[str, str]:
     label = ""
     for token in tokens:
         if token.type == "footnote_open":
-            label = str(token.meta["label"])
+            label = str(token.meta["id"])
         elif token.type == "footnote_close":
             label = ""
         elif token.type == "inline" and label:

@@ -12,7 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from narrator.core.book import Chapter, trimmed
-from narrator.text.readers.apparatus import is_catalogue, keyed_to_pages, lists_contents, lists_titles
+from narrator.text.readers.apparatus import (
+    is_catalogue,
+    keyed_to_pages,
+    lists_contents,
+    lists_titles,
+    numbered_notes,
+)
 from narrator.text.readers.decode import squash
 from narrator.text.readers.repetition import drop_from_drafts
 from narrator.text.readers.titles import heads_a_chapter, title_key
@@ -70,7 +76,11 @@ _MATTER_TITLE = re.compile(
     r"^(colophon|copyright( page| notice)?|imprint|legal notice|cover( page)?|title ?page|half ?title"
     r"|about( this (digital |electronic )?(e-?book|edition|document|text|version)"
     r"| the (authors?|e-?book|book|publisher|translators?|editors?))?"
-    r"|transcriber'?s notes?|errata|corrigenda|uncopyright|glossary|(end|foot)?notes|([\w-]+ ){0,2}index"
+    r"|errata|corrigenda|uncopyright|glossary|(end|foot)?notes|([\w-]+ ){0,2}index"
+    # The transcriber's note by the word's root: "Transcriber's Notes", "Note du transcripteur",
+    # "Nota del Trascrittore", "Anmerkungen zur Transkription".
+    r"|(transcri|trascri|transkri)\w*'?s? notes?|(notes?|notas?|anmerkungen?|opmerkingen?)( \w+){0,3}"
+    r" (transcri|trascri|transkri)\w*"
     r"|(the )?(gnu )?((general|lesser|free|documentation|public) )*licen[cs]e( agreement)?)$",
     re.IGNORECASE,
 )
@@ -208,6 +218,8 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
             return "contents page (titles and page numbers)"
         if keyed_to_pages(said):
             return "notes keyed to page and line"
+        if numbered_notes(said):
+            return "notes (numbered, whatever their title)"
         if is_catalogue(said):
             return "a publisher's catalogue"
     chars = sum(len(b.text) for b in texts)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from narrator.core.book import Book, Chapter, joined
 from narrator.text.readers.aozora import is_aozora, parse_aozora
+from narrator.text.readers.apparatus import MOST
 from narrator.text.readers.decode import SCENE_BREAK, clean_text, decode_text, squash
 from narrator.text.readers.matter import (
     CREDIT_BLOCKS,
@@ -28,6 +29,7 @@ from narrator.text.readers.repetition import drop_from_pages
 from narrator.text.readers.titles import (
     CHAPTER_LINE,
     CJK_CHAPTER_LINE,
+    NUMBERED_HEADINGS,
     PART_WORDS,
     bare_number,
     chapter_line,
@@ -57,7 +59,8 @@ _ORDINAL_DIVISION = re.compile(
 _NUMBERED_HEADING = re.compile(r"^(?P<number>\d{1,3})\.?[ \t]+(?P<name>[^\W\d_][^\n]*[^.,;:\s])$")
 #: A closing section's heading after the numbered ones is a few words ("Conclusion", "Epilogue").
 CLOSING_HEADING_WORDS = 3
-_ILLUSTRATION = re.compile(r"\[Illustration(?:[:.]\s*(?P<caption>[^\]]*))?\]", re.IGNORECASE)
+# "[Illustration: ...]" and its cousins by the word's root: "[Illustrazione]", "[Ilustración]".
+_ILLUSTRATION = re.compile(r"\[Ill?ustra\w*(?:[:.]\s*(?P<caption>[^\]]*))?\]", re.IGNORECASE)
 _FOOTNOTE = re.compile(
     r"^\[Footnote\s+(?P<label>[^:\]\s]+)\s*:\s*(?P<text>.*?)\]?\s*$", re.IGNORECASE | re.DOTALL
 )
@@ -276,6 +279,7 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             note_choice.footnotes[footnote["label"]] = squash(footnote["text"])
     numbered = _numbered_headings(blocks)
     numbered |= _closing_headings(blocks, numbered)
+    names = _names_under_numbers(blocks)
     drafts: list[Draft] = [Draft("")]
     first_listed: Draft | None = None
     note_depth = 0
@@ -328,7 +332,9 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             inside = first_listed is not None and not matter
             _start(drafts, ". ".join(t.rstrip(".") for t in title_lines), inside)
             raw_lines = rest
-        elif _is_subtitle(drafts[-1], raw_lines, [b for _, b in blocks[number + 1 : number + 2]]):
+        elif (number in names and not drafts[-1].blocks) or _is_subtitle(
+            drafts[-1], raw_lines, [b for _, b in blocks[number + 1 : number + 2]]
+        ):
             drafts[-1].title = f"{drafts[-1].title.rstrip('.')}. {raw_lines[0].strip()}"
             continue
         if raw_lines:
@@ -401,6 +407,26 @@ def _without_heading_lists(drafts: list[Draft]) -> list[Draft]:
             kept += [*run, draft]
         run = []
     return kept + run
+
+
+def _names_under_numbers(blocks: list[tuple[int, str]]) -> set[int]:
+    """The lines that name chapters, where the book sets a short line under most of its bare
+    chapter lines ("HOOFDSTUK I" / "Een Winterdag op de Noordzee."): the blocks after them. By the
+    book's own repetition, in any case: a line in capitals needs no such evidence (``_is_subtitle``)."""
+    lines = [block.strip() if "\n" not in block.strip() else "" for _, block in blocks]
+    bare = [
+        n
+        for n, line in enumerate(lines[:-1])
+        if (heading := chapter_line(line)) is not None and not heading.group(4).strip()
+    ]
+    named = [
+        n + 1
+        for n in bare
+        if lines[n + 1] and len(lines[n + 1]) <= HEADING_CHARS and not chapter_line(lines[n + 1])
+    ]
+    if len(named) < NUMBERED_HEADINGS or len(named) < MOST * len(bare):
+        return set()
+    return set(named)
 
 
 def _is_subtitle(draft: Draft, raw_lines: list[str], following: list[str]) -> bool:

@@ -9,6 +9,7 @@ from narrator.text.readers.apparatus import (
     keyed_to_pages,
     lists_contents,
     lists_titles,
+    numbered_notes,
 )
 from narrator.text.readers.matter import build_chapters
 from narrator.text.readers.xhtml import Block, Draft, extract, parse_html
@@ -153,3 +154,10 @@ def test_a_contact_address_spelt_out_against_harvesters_is_not_read() -> None:
     line = "he stared at the dot on the map"
     chapters, notes = build_chapters([Draft("One", [Block(PROSE), Block(line)])], "A book")
     assert chapters[0].paragraphs == (PROSE, line) and not notes
+
+
+def test_notes_are_told_by_their_numbered_markers_whatever_their_title() -> None:
+    notes = ["[1] De scheldnaam werd gegeven.", "[2] Een lans is land.", "[3] Zie boven.", "[4] Vgl. ook."]
+    assert numbered_notes(notes)
+    assert not numbered_notes(["[3] Zie boven.", "[1] De scheldnaam.", "[2] Een lans.", "[1] Nog eens."])
+    assert not numbered_notes(["Het jaar 1650 had zich ruw ingezet.", "[1] Een noot.", "Toen kwam de storm."])

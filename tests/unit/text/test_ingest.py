@@ -326,3 +326,16 @@ def test_unsupported_suffix(tmp_path: Path, name: str) -> None:
     with pytest.raises(BookError) as info:
         read_book(path)
     _assert_one_line(info.value, "unsupported book format", ".txt")
+
+
+def test_txt_names_set_under_most_chapter_lines_title_them_and_illustrations_are_never_read(
+    tmp_path: Path,
+) -> None:
+    chapters = "".join(
+        f"HOOFDSTUK {n}\n\nDe {name}.\n\n[Illustratie: Een schip]\n\nHet jaar 1650 begon ruw.\n\n"
+        for n, name in (("I", "Winterdag"), ("II", "Vacantie"), ("III", "Baai"))
+    )
+    book = read_book(_write(tmp_path, "t.txt", chapters))
+    titles = [c.title.rstrip(".") for c in book.chapters]
+    assert titles == ["HOOFDSTUK I. De Winterdag", "HOOFDSTUK II. De Vacantie", "HOOFDSTUK III. De Baai"]
+    assert not any("Illustratie" in p or "schip" in p for c in book.chapters for p in c.paragraphs)

@@ -178,3 +178,15 @@ def test_chapters_the_book_numbers_with_its_own_word_are_the_chapters_under_its_
     assert "width" not in spoken and "CC BY-SA" not in spoken
     skipped = {c.title: c.skipped_by for c in book.chapters if c.kind != "body"}
     assert skipped == {"মুক্ত লাইসেন্স": "licence page (names a licence)"}
+
+
+@pytest.mark.parametrize("notes", ["drop", "read"])
+def test_pandoc_inline_notes_follow_notes_as_labelled_ones_do(tmp_path: Path, notes: str) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text(
+        "# Eins\n\nDas Radium leuchtet.^[Nach Giesel.] Es ist warm.[^w]\n\n[^w]: Gemessen 1903.\n",
+        encoding="utf-8",
+    )
+    spoken = " ".join(p for c in read_book(path, notes=notes).chapters for p in c.paragraphs)
+    assert "Das Radium leuchtet. Es ist warm." in spoken
+    assert ("Nach Giesel." in spoken and "Gemessen 1903." in spoken) == (notes == "read")

@@ -90,3 +90,16 @@ def test_note_references_are_not_part_of_a_title() -> None:
 )
 def test_chapter_lines_in_other_languages(line: str, heads: bool) -> None:
     assert (chapter_line(line) is not None) is heads
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Transcriber's Notes",
+        "Note du transcripteur",
+        "Nota del Trascrittore",
+        "Anmerkungen zur Transkription",
+    ],
+)
+def test_a_transcribers_note_is_matter_in_the_languages_that_share_the_word(title: str) -> None:
+    assert is_matter_title(title)
