@@ -61,11 +61,15 @@ def _is_cast_list(chapter: Chapter) -> bool:
     return any(_CAST_LIST.search(line) for line in (chapter.title, *chapter.paragraphs[:1]))
 
 
-def _is_front_piece(chapter: Chapter) -> bool:
-    """Under 20 s, or under a minute and titled as what opens a chapter (an epigraph, a motto)."""
+def _is_front_piece(chapter: Chapter, names: Sequence[str]) -> bool:
+    """Under 20 s, or under a minute and titled as what opens a chapter (an epigraph, a motto) or
+    by the book's title or author (a title page's dedication: "Gentleman-Cambrioleur Par Maurice
+    Leblanc")."""
     chars = _chars(chapter)
+    key = title_key(chapter.title)
+    named = any(title_key(name) and title_key(name) in key for name in names)
     return chars < FRONT_PIECE_CHARS or (
-        chars < CHARS_PER_MINUTE and bool(_FRONT_PIECE.search(chapter.title))
+        chars < CHARS_PER_MINUTE and (named or bool(_FRONT_PIECE.search(chapter.title)))
     )
 
 
@@ -156,9 +160,12 @@ def without_title_pages(chapters: Sequence[Chapter]) -> list[Chapter]:
     return kept
 
 
-def with_front_pieces_folded(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[str]]:
+def with_front_pieces_folded(
+    chapters: Sequence[Chapter], names: Sequence[str] = ()
+) -> tuple[list[Chapter], list[str]]:
     """Short opening pieces of the book or of a part, an untitled abstract, and a play's cast list,
-    heard at the start of the chapter after them; and the plan-log lines that say so."""
+    heard at the start of the chapter after them; and the plan-log lines that say so. ``names``:
+    the book's title and authors, which title its title pages."""
     if not _has_real_chapters(chapters):
         return list(chapters), []
     folded: dict[int, list[int]] = {}  # a chapter's index: the pieces heard at its start
@@ -177,11 +184,13 @@ def with_front_pieces_folded(chapters: Sequence[Chapter]) -> tuple[list[Chapter]
             why[n] = "a cast list"
         elif part_page and chapter.title and _chars(chapter) < CHARS_PER_MINUTE:
             why[n] = "its part's page, under a minute"
-        elif (opening or starts_part) and _is_front_piece(chapter):
+        elif (opening or starts_part) and _is_front_piece(chapter, names):
             why[n] = "a short piece before the first chapter" + ("" if opening else " of its part")
         elif opening and not chapter.title.strip() and opens_an_abstract(chapter.paragraphs):
             # Untitled, it has no name to skip to: a paper's abstract opens its first section.
             why[n] = "an untitled abstract, before the first chapter"
+        elif opening and opens_an_abstract((chapter.title,)) and _chars(chapter) < CHARS_PER_MINUTE:
+            why[n] = "an abstract of under a minute, before the first chapter"
         else:
             # The opening lasts until the first chapter of a minute or more: a short poem before
             # the story is a piece of its own, and a dedication after it still opens chapter one.

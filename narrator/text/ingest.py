@@ -57,7 +57,7 @@ def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = Non
     lined, split = at_chapter_lines(book.chapters, book.title)
     # Divisions first, so that a cast list before them opens the first act ahead of its scene.
     levels, levelled = at_listening_level(without_title_pages(lined))
-    pieces, folded = with_front_pieces_folded(levels)
+    pieces, folded = with_front_pieces_folded(levels, (book.title, *book.authors))
     log = (*book.notes, *split, *levelled, *folded)
     book = settle_language(replace(book, chapters=tuple(pieces), notes=log))
     chapters = titled_chapters(book.chapters, book.language)

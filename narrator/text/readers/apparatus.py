@@ -81,6 +81,27 @@ def numbered_notes(paragraphs: Sequence[str]) -> bool:
     )
 
 
+# An entry of a bibliography opens on its author, surname first ("Adam, E. P.", "Ahmed, Waquar.",
+# "v. Aubel, E.") or on a dash that says the author above again ("— "Sur le rayonnement ...").
+_SURNAME_FIRST = re.compile(
+    r"^(?:(?:[a-z]{1,3}\.? )?[^\W\d_][\w'\u2019-]+(?: [^\W\d_][\w'\u2019-]+)?, [^\W\d_]"
+    r"|[\u2014\u2013-]{1,3}\s)"
+)
+#: A bibliography's entry runs to at most this many words.
+REFERENCE_WORDS = 80
+
+
+def is_bibliography(paragraphs: Sequence[str]) -> bool:
+    """A list of works, whatever its title ("Literarische Ergänzungen", "Bibliography"): most
+    paragraphs are short entries that open on an author, surname first, and give a year."""
+    entries = [
+        p
+        for p in paragraphs
+        if _SURNAME_FIRST.match(p) and _YEAR.search(p) and len(p.split()) <= REFERENCE_WORDS
+    ]
+    return len(entries) >= LEAST_ENTRIES and len(entries) >= MOST * len(paragraphs)
+
+
 def is_corrections_table(rows: Sequence[Sequence[str]]) -> bool:
     """A table of corrections: most rows locate a place by number and give a text and its
     correction, two cells alike but not the same ("ke al Marski" / "ke al Mirski"), and not by

@@ -80,13 +80,20 @@ def drafts_at_headings(blocks: list[Block], title: str) -> tuple[str, list[Draft
     shallowest = chapter_level
     chapter_level, label = _counted_level(blocks, chapter_level)
     drafts: list[Draft] = [Draft("")]
-    for block in blocks:
+    chaptered = False  # a chapter's heading has been met
+    for n, block in enumerate(blocks):
         # Above counted chapters, the repeated headings are sections and parts, not the title.
         if block.heading and block.heading < shallowest and len(drafts) == 1:
             title = title or block.text
-        elif block.heading and block.heading <= chapter_level:
+        elif block.heading and (
+            block.heading <= chapter_level
+            or (not chaptered and n + 1 < len(blocks) and not blocks[n + 1].heading)
+        ):
+            chaptered = chaptered or block.heading <= chapter_level
             # Among the chapters a shallower heading opens a part or the back matter ("About this
-            # digital edition"); a part's heading with no text titles the chapter after it.
+            # digital edition"); a part's heading with no text titles the chapter after it. Before
+            # the first chapter, a deeper one opens a piece of its own ("## Einleitung" before
+            # "# Erstes Kapitel").
             drafts.append(Draft(block.text))
         elif (
             block.heading > chapter_level and not drafts[-1].blocks and _numbers_only(drafts[-1].title, label)

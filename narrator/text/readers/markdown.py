@@ -14,6 +14,7 @@ the shallowest level used more than once; then front and back matter are told ap
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -24,6 +25,7 @@ from lxml import html as lxml_html
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.attrs import attrs_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
@@ -35,9 +37,26 @@ from narrator.text.readers.titles import title_from_stem
 from narrator.text.readers.xhtml import Block, Draft
 
 # attrs: pandoc's image attributes ('![](cover.png){width="8.3in"}') are the image's, not text.
+# dollarmath: "$\\beta$" as pandoc reads it; "$5 and $6" stay prices.
 _PARSER = (
-    MarkdownIt("commonmark").use(front_matter_plugin).use(footnote_plugin).use(attrs_plugin).enable("table")
+    MarkdownIt("commonmark")
+    .use(front_matter_plugin)
+    .use(footnote_plugin)
+    .use(attrs_plugin)
+    .use(dollarmath_plugin, allow_space=False, allow_digits=False)
+    .enable("table")
 )
+# Pandoc's title block: up to three lines opening the file, "% Title", "% Author; Author", "% Date".
+_TITLE_BLOCK = re.compile(r"\A(?:%[^\n]*(?:\n|\Z)){1,3}")
+# A pandoc citation, never read: "[@curie1904]", "[see @a, p. 3; @b]".
+_CITATION = re.compile(r"\s?\[[^\[\]]*(?<![\w.])@\w[^\[\]]*\]")
+# A LaTeX command that refers ("\\cite{key}", "\\ref{fig}") is not read; one that styles its words
+# ("\\emph{so}") is read as those words.
+_LATEX_REFERENCE = re.compile(r"\\(?:cite[a-z]*|ref|eqref|pageref|label|index)\*?(?:\[[^\]]*\])?\{[^}]*\}")
+_LATEX_STYLED = re.compile(r"\\[a-zA-Z]+\{([^{}]*)\}")
+# Inline math as a listener hears it: Greek letters by their names' letters, other commands and
+# the markup of sub- and superscripts not at all ("\\beta" is "β", "e^{2}" is "e2").
+_LATEX_COMMAND = re.compile(r"\\([a-zA-Z]+)")
 #: How a footnote read aloud begins, as in the other readers.
 FOOTNOTE = "Footnote: "
 #: The ARIA role of a paragraph of links only; it is not read.
@@ -58,13 +77,31 @@ class _Inline:
     notes: list[str] = field(default_factory=list)
 
 
+def _latex_text(text: str) -> str:
+    """Prose with its LaTeX references dropped and styled words kept."""
+    return _LATEX_STYLED.sub(r"\1", _LATEX_REFERENCE.sub("", text))
+
+
+def _math(source: str) -> str:
+    def letter(match: re.Match[str]) -> str:
+        name = match.group(1)
+        case = "CAPITAL" if name[0].isupper() else "SMALL"
+        try:
+            return unicodedata.lookup(f"GREEK {case} LETTER {name.upper()}")
+        except KeyError:
+            return " "
+
+    return squash(re.sub(r"[{}^_$]", "", _LATEX_COMMAND.sub(letter, source)))
+
+
 def _inline(children: Iterable[Token]) -> _Inline:
     parts: list[str] = []
     link_depth = link_chars = link_alnum = 0
     notes: list[str] = []
     for token in children:
-        if token.type in ("text", "code_inline"):
-            parts.append(token.content)
+        if token.type in ("text", "code_inline", "math_inline"):
+            content = {"text": _latex_text, "math_inline": _math}.get(token.type, str)(token.content)
+            parts.append(content)
             if link_depth:
                 link_chars += len(token.content.strip())
                 link_alnum += sum(ch.isalnum() for ch in token.content)
@@ -80,7 +117,8 @@ def _inline(children: Iterable[Token]) -> _Inline:
             # By id: pandoc's inline notes ("^[...]") have no label.
             notes.append(str(token.meta["id"]))
         # Images, their alt text and inline HTML (comments, tags) are not read.
-    text = "\n".join(squash(line) for line in "".join(parts).split("\n")).strip()
+    said = _CITATION.sub("", "".join(parts))
+    text = "\n".join(squash(line) for line in said.split("\n")).strip()
     return _Inline(text, link_chars, link_alnum, notes)
 
 
@@ -170,9 +208,21 @@ def _footnotes(tokens: list[Token]) -> dict[str, str]:
     return notes
 
 
+def _title_block(text: str) -> tuple[str, dict[str, object]]:
+    """The text without pandoc's title block, and the title, authors and date it gives."""
+    block = _TITLE_BLOCK.match(text)
+    if block is None:
+        return text, {}
+    lines = [line[1:].strip() for line in block.group().splitlines()]
+    fields = dict(zip(("title", "author", "date"), lines, strict=False))
+    authors = [name.strip() for name in str(fields.get("author", "")).split(";") if name.strip()]
+    return text[block.end() :], {**fields, "author": authors}
+
+
 def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
-    tokens = _PARSER.parse(clean_text(text))
-    matter = next((_front_matter(t.content) for t in tokens if t.type == "front_matter"), {})
+    text, title_block = _title_block(clean_text(text))
+    tokens = _PARSER.parse(text)
+    matter = next((_front_matter(t.content) for t in tokens if t.type == "front_matter"), {}) or title_block
     footnotes = _footnotes(tokens)
     unread: Counter[str] = Counter()
     blocks: list[Block] = []

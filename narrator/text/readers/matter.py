@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from narrator.core.book import Chapter, trimmed
 from narrator.text.readers.apparatus import (
+    is_bibliography,
     is_catalogue,
     keyed_to_pages,
     lists_contents,
@@ -77,6 +78,7 @@ _MATTER_TITLE = re.compile(
     r"|about( this (digital |electronic )?(e-?book|edition|document|text|version)"
     r"| the (authors?|e-?book|book|publisher|translators?|editors?))?"
     r"|errata|corrigenda|uncopyright|glossary|(end|foot)?notes|([\w-]+ ){0,2}index"
+    r"|bibliogra(phy|phie|fia|fie|fía)|literaturverzeichnis|works cited"
     # The transcriber's note by the word's root: "Transcriber's Notes", "Note du transcripteur",
     # "Nota del Trascrittore", "Anmerkungen zur Transkription".
     r"|(transcri|trascri|transkri)\w*'?s? notes?|(notes?|notas?|anmerkungen?|opmerkingen?)( \w+){0,3}"
@@ -192,11 +194,16 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     if part := next((p.strip().rstrip(".:") for p in draft.parents if is_matter_title(p)), ""):
         return f"{part.lower()} (by part title)"
     # A page named for the book (or not named) that opens with a line naming matter
-    # ("Transcriber's Notes:") is that matter.
+    # ("Transcriber's Notes:") is that matter; so is one whose every paragraph is run in under
+    # such a name ("Transcriber's note: ...", then "Note du transcripteur: ...").
     named = not title or _same_title(title_key(title), title_key(book_title))
     opening = next((b.text for b in texts if b.text and not b.boilerplate), "")
     if named and is_matter_title(opening):
         return f"{opening.strip().rstrip('.:').lower()} (by its first line)"
+    said = [b.text for b in texts if b.text and not b.boilerplate]
+    run_in = [text.split(":", 1)[0] for text in said if ":" in text[:40]]
+    if named and said and len(run_in) == len(said) and all(is_matter_title(label) for label in run_in):
+        return f"{run_in[0].strip().lower()} (run in)"
     if _ALSO_BY.match(title) or (not title and any(_ALSO_BY.match(b.text) for b in texts[:2])):
         return "'also by' page"
     if _WRAPPER_TITLE.match(title) and not _has_sentences(draft):
@@ -220,6 +227,8 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
             return "notes keyed to page and line"
         if numbered_notes(said):
             return "notes (numbered, whatever their title)"
+        if is_bibliography(said):
+            return "a bibliography (entries of author and year)"
         if is_catalogue(said):
             return "a publisher's catalogue"
     chars = sum(len(b.text) for b in texts)

@@ -4,6 +4,7 @@ the closing sections of a last chapter dropped by it (narrator/text/readers/matt
 from __future__ import annotations
 
 from narrator.text.readers.apparatus import (
+    is_bibliography,
     is_catalogue,
     is_corrections_table,
     keyed_to_pages,
@@ -161,3 +162,20 @@ def test_notes_are_told_by_their_numbered_markers_whatever_their_title() -> None
     assert numbered_notes(notes)
     assert not numbered_notes(["[3] Zie boven.", "[1] De scheldnaam.", "[2] Een lans.", "[1] Nog eens."])
     assert not numbered_notes(["Het jaar 1650 had zich ruw ingezet.", "[1] Een noot.", "Toen kwam de storm."])
+
+
+def test_a_bibliography_is_told_by_entries_of_author_and_year_whatever_its_title() -> None:
+    works = [
+        'Adam, E. P. "Water Radioactivity." Phil. Mag. (6) 6, 568 (1903). -- IV',
+        'v. Aubel, E. "Action des corps radioactifs." Compt. rend. 136, 929 (1903).',
+        '— "Sur le rayonnement du polonium." Compt. rend. 136, 977 (1903).',
+        "Ahmed, Waquar. ‘Neoliberal Utopias and Urban Realities in Delhi’, ACME 10.2 (2011): 163-188.",
+    ]
+    assert is_bibliography(["(bis Oktober 1903).", *works])
+    prose = [
+        "Curie, the chemist, worked in 1898 on pitchblende.",
+        "It glowed.",
+        "Then it was 1903.",
+        "And so on.",
+    ]
+    assert not is_bibliography(prose)

@@ -199,3 +199,18 @@ def test_a_part_s_own_short_page_opens_its_first_chapter() -> None:
     # A part's page of several minutes (an introduction) stays a chapter.
     long = [chapters[0], chapter("PARTE PRIMA", 3), *chapters[2:]]
     assert len(with_front_pieces_folded(long)[0]) == 4
+
+
+def test_a_short_page_titled_by_the_books_author_and_a_short_abstract_open_the_first_chapter() -> None:
+    letter = "Mon cher ami, tu m'as engagé sur une route où je ne croyais point que je dusse aller. " * 4
+    chapters = [
+        chapter("Gentleman-Cambrioleur Par Maurice Leblanc", text=(letter, "M. L.")),
+        chapter("Abstract", text=(letter,)),
+        chapter("PRÉFACE", 5),
+        chapter("L'ARRESTATION", 5),
+    ]
+    kept, notes = with_front_pieces_folded(chapters, ("Arsène Lupin", "Maurice Leblanc"))
+    assert [c.title for c in kept] == ["PRÉFACE", "L'ARRESTATION"]
+    assert any("an abstract of under a minute" in note for note in notes)
+    # Not named for the book, the page of over 20 seconds is a chapter of its own.
+    assert len(with_front_pieces_folded(chapters)[0]) == 3

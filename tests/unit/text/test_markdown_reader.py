@@ -190,3 +190,34 @@ def test_pandoc_inline_notes_follow_notes_as_labelled_ones_do(tmp_path: Path, no
     spoken = " ".join(p for c in read_book(path, notes=notes).chapters for p in c.paragraphs)
     assert "Das Radium leuchtet. Es ist warm." in spoken
     assert ("Nach Giesel." in spoken and "Gemessen 1903." in spoken) == (notes == "read")
+
+
+def test_pandoc_markdown_title_block_citations_math_and_sections_before_the_first_chapter(
+    tmp_path: Path,
+) -> None:
+    sentence = "Die vorliegende Arbeit bezweckt eine Übersicht über die Untersuchungen zu geben. "
+    path = tmp_path / "curie.md"
+    path.write_text(
+        "% Untersuchungen über die radioaktiven Substanzen\n% Marie Curie\n% 1904\n\n"
+        f"## Einleitung.\n\n{sentence * 30}\n\n## Historische Übersicht.\n\n{sentence * 30}\n\n"
+        "# Erstes Kapitel.\n\nDie $\\beta$-Strahlen[@bh1896cr1; @gf1899] wirken\\cite{cp1900} so. "
+        f"{sentence * 30}\n\n"
+        f"# Zweites Kapitel.\n\nEs kostet $5 und $6. {sentence * 30}\n",
+        encoding="utf-8",
+    )
+    book = read_book(path)
+    assert (book.title, book.authors, book.date) == (
+        "Untersuchungen über die radioaktiven Substanzen",
+        ("Marie Curie",),
+        "1904",
+    )
+    assert [c.title for c in book.chapters] == [
+        "Einleitung",
+        "Historische Übersicht",
+        "Erstes Kapitel",
+        "Zweites Kapitel",
+    ]
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "Die β-Strahlen wirken so." in spoken and "Es kostet $5 und $6." in spoken
+    for unread in ("%", "@", "cite", "\\"):
+        assert unread not in spoken

@@ -103,3 +103,20 @@ def test_chapter_lines_in_other_languages(line: str, heads: bool) -> None:
 )
 def test_a_transcribers_note_is_matter_in_the_languages_that_share_the_word(title: str) -> None:
     assert is_matter_title(title)
+
+
+def test_a_page_of_the_transcribers_notes_run_in_under_their_names_is_matter() -> None:
+    notes = Draft(
+        "Arsène Lupin",
+        [
+            Block("Transcriber's note: This eBook is based on the 1907 edition."),
+            Block("Note du transcripteur: Ce eBook est basé sur l'édition de 1907."),
+        ],
+    )
+    story = Draft("Arsène Lupin", [Block("Note: he said it twice."), Block(PROSE)])
+    chapters, _ = build_chapters([notes, Draft("I", [Block(PROSE)]), story], "Arsène Lupin")
+    assert [(c.kind, c.skipped_by) for c in chapters] == [
+        ("front", "transcriber's note (run in)"),
+        ("body", ""),
+        ("body", ""),
+    ]
