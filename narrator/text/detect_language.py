@@ -32,6 +32,14 @@ STATED_LOSES_BELOW = 0.2
 MIN_CHARS = 200
 #: Tags that state no language.
 NO_LANGUAGE = {"", "und", "mul", "zxx", "mis"}
+#: Written standards so close that the identifier cannot tell them apart by the text: older
+#: Norwegian (Riksmål) reads as Danish, Bosnian as Croatian, Indonesian as Malay. A statement of
+#: one is never overridden by the text's reading as another.
+_NEIGHBOURS = (frozenset({"da", "no", "nb", "nn"}), frozenset({"sr", "hr", "bs"}), frozenset({"id", "ms"}))
+
+
+def _neighbours(stated: str, found: str) -> bool:
+    return any(stated in group and found in group for group in _NEIGHBOURS)
 
 
 @dataclass(frozen=True)
@@ -93,6 +101,12 @@ def settle_language(book: Book) -> Book:
         language = stated
     elif stated and found is not None and primary_language(stated) == found.language:
         note = f"language {stated!r} from the {book.language_source}; the text agrees ({found.says()})"
+        language = stated
+    elif stated and found is not None and _neighbours(primary_language(stated), found.language):
+        note = (
+            f"language {stated!r} from the {book.language_source}; the text reads as its close neighbour "
+            f"{found.language!r} ({found.says()}), which the identifier cannot tell from it"
+        )
         language = stated
     elif stated and found is not None:
         if votes[primary_language(stated)] <= STATED_LOSES_BELOW * found.counted:

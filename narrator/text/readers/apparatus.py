@@ -27,7 +27,7 @@ ENTRY_WORDS = 40
 _PAGE_AT_END = re.compile(r"(?:\s|\.{2,}|\u2026)(\d{1,3}|[ivxlc]{1,6})\.?$", re.IGNORECASE)
 # A locator of page and line before a note: "Str. 9, w. 5.", "Page 12, line 4", "S. 5, Z. 3".
 _LOCATOR = re.compile(r"^\W*([^\W\d_]{1,8})\.?\s*(\d{1,4})\s*[,.]\s*([^\W\d_]{1,8})\.?\s*\d{1,4}\b")
-_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 # A count and what it counts, as a field of an entry: "77 paĝoj.", "254 pages,", "5 pesetas;".
 _COUNT = re.compile(r"\b\d{1,4}\s+([^\W\d_]{3,})\s*[.,;)]")
 #: A correction and the text it corrects are alike at least this much (difflib's ratio).
@@ -97,7 +97,7 @@ def is_bibliography(paragraphs: Sequence[str]) -> bool:
     entries = [
         p
         for p in paragraphs
-        if _SURNAME_FIRST.match(p) and _YEAR.search(p) and len(p.split()) <= REFERENCE_WORDS
+        if _SURNAME_FIRST.match(p) and YEAR.search(p) and len(p.split()) <= REFERENCE_WORDS
     ]
     return len(entries) >= LEAST_ENTRIES and len(entries) >= MOST * len(paragraphs)
 
@@ -125,7 +125,7 @@ def is_corrections_table(rows: Sequence[Sequence[str]]) -> bool:
 def is_catalogue(paragraphs: Sequence[str]) -> bool:
     """A publisher's list of its other volumes: short entries, each with a year and a count of
     the same thing ("1922. 77 paĝoj. Kartonita."), making half the section's words or more."""
-    entries = [p for p in paragraphs if len(p.split()) <= ENTRY_WORDS and _YEAR.search(p)]
+    entries = [p for p in paragraphs if len(p.split()) <= ENTRY_WORDS and YEAR.search(p)]
     counted = Counter(word.lower() for p in entries for word in {m.group(1) for m in _COUNT.finditer(p)})
     if not counted:
         return False

@@ -14,7 +14,7 @@ from narrator.core.errors import BookError
 from narrator.core.language import well_formed_tag
 from narrator.text.readers.apparatus import MOST
 from narrator.text.readers.decode import decode_text, squash
-from narrator.text.readers.matter import build_chapters, unwrapped_title
+from narrator.text.readers.matter import build_chapters, is_matter_title, unwrapped_title
 from narrator.text.readers.titles import (
     NUMBER_WORD,
     bare_number,
@@ -70,6 +70,10 @@ def _numeral_headings(blocks: list[Block]) -> list[Block]:
     return [replace(b, heading=level) if n in numerals else b for n, b in enumerate(blocks)]
 
 
+#: One heading that holds this share of its level's text is the level's one piece.
+ONE_PIECE_SHARE = 0.9
+
+
 def drafts_at_headings(blocks: list[Block], title: str) -> tuple[str, list[Draft]]:
     """Chapters at the shallowest heading level used more than once (else the shallowest used); a
     shallower heading is the title before the chapters, a part or back matter among them."""
@@ -77,6 +81,13 @@ def drafts_at_headings(blocks: list[Block], title: str) -> tuple[str, list[Draft
     levels = [b.heading for b in blocks if b.heading and not b.boilerplate]
     repeated = sorted({level for level in levels if levels.count(level) > 1})
     chapter_level = repeated[0] if repeated else (min(levels) if levels else 0)
+    # One piece of text at that level (an article under its title, beside a title page set in
+    # headings: "<h1>CONTRIBUTION</h1> <h2>TO</h2>") is not the book's chapters: the level below
+    # it is, where that one repeats.
+    under = _text_under(blocks)
+    deeper = [level for level in repeated if level > chapter_level and not _one_piece(under.get(level, []))]
+    if _one_piece(under.get(chapter_level, [])) and deeper:
+        chapter_level = deeper[0]
     shallowest = chapter_level
     chapter_level, label = _counted_level(blocks, chapter_level)
     drafts: list[Draft] = [Draft("")]
@@ -105,6 +116,27 @@ def drafts_at_headings(blocks: list[Block], title: str) -> tuple[str, list[Draft
     if not drafts[0].blocks:
         drafts.pop(0)
     return title, drafts
+
+
+def _text_under(blocks: list[Block]) -> dict[int, list[int]]:
+    """By level, the characters of text under each heading (to the next heading as high), a
+    heading that names matter ("FOOTNOTES") left out."""
+    under: dict[int, list[int]] = {}
+    for n, block in enumerate(blocks):
+        if not block.heading or block.boilerplate or is_matter_title(block.text):
+            continue
+        chars = 0
+        for below in blocks[n + 1 :]:
+            if below.heading and below.heading <= block.heading:
+                break
+            chars += 0 if below.heading else len(below.text)
+        under.setdefault(block.heading, []).append(chars)
+    return under
+
+
+def _one_piece(chars: list[int]) -> bool:
+    """Whether one heading of a level holds nearly all its text: an article under its title."""
+    return not chars or max(chars) >= ONE_PIECE_SHARE * sum(chars)
 
 
 def _counted_level(blocks: list[Block], level: int) -> tuple[int, str | None]:

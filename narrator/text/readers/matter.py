@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from narrator.core.book import Chapter, trimmed
 from narrator.text.readers.apparatus import (
+    YEAR,
     is_bibliography,
     is_catalogue,
     keyed_to_pages,
@@ -23,7 +24,7 @@ from narrator.text.readers.apparatus import (
 from narrator.text.readers.decode import squash
 from narrator.text.readers.repetition import drop_from_drafts
 from narrator.text.readers.titles import heads_a_chapter, title_key
-from narrator.text.readers.xhtml import ERRATA, Block, Draft
+from narrator.text.readers.xhtml import ERRATA, GLOSSARY, Block, Draft
 
 PG_START = re.compile(
     r"\*{3}\s*START OF (THE|THIS) PROJECT GUTENBERG E-?(BOOK|TEXT)"
@@ -55,6 +56,8 @@ PRODUCED_BY = re.compile(
 )
 #: A copyright page is a page, not a chapter that cites a copyright.
 COPYRIGHT_PAGE_WORDS = 250
+#: A section of this many words at most that claims the rights is only that notice, whatever its title.
+NOTICE_WORDS = 60
 #: The book's first and last blocks of text, where a producer signs it.
 CREDIT_BLOCKS = 5
 #: A credit is a line or two, not a page.
@@ -116,7 +119,10 @@ _SENTENCE_END = re.compile(
 _HAN_KANA = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # A printer's imprint at the end of a book: "_Printed by_ SPOTTISWOODE, BALLANTYNE & CO."
 _PRINTER = re.compile(r"^[\W_]*(made and )?printed( in [\w ]+?)?[\W_]+by(?![a-z])", re.IGNORECASE)
-_COPYRIGHT = re.compile(r"©|\bcopyright\b|\bpublic domain\b|\bcreative commons\b", re.IGNORECASE)
+# "(c) 2019" is the sign as typed; "(c)" alone is a list's third item.
+_COPYRIGHT = re.compile(
+    r"©|\(c\)\s*(1[89]|20)\d\d\b|\bcopyright\b|\bpublic domain\b|\bcreative commons\b", re.IGNORECASE
+)
 # "All rights reserved" as the editions of the corpus's languages print it.
 _RIGHTS_RESERVED = re.compile(
     r"\ball rights reserved|\bdroits\b.{0,80}\bréservés|\bderechos\b.{0,60}\breservados"
@@ -220,6 +226,10 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
             kind = max(set(types), key=types.count)
             # The reader marks a table of corrections by its shape, as EPUB would by type.
             return "a table of corrections (errata)" if kind == ERRATA else f"epub:type {kind}"
+        # Most of its words in two columns, terms and their glosses: a word list.
+        listed = sum(len(b.text) for b in texts if GLOSSARY in b.types)
+        if listed * 2 >= sum(len(b.text) for b in texts):
+            return "a word list (terms and their glosses in two columns)"
         said = [b.text for b in texts]
         if lists_contents(said):
             return "contents page (titles and page numbers)"
@@ -240,9 +250,12 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     joined = " ".join(b.text for b in texts)
     if named and word_count(texts) <= COPYRIGHT_PAGE_WORDS and _states_copyright(joined):
         return "copyright page"
-    # A page that grants a licence by name is the licence's, whatever its title.
+    # A page that grants a licence by name is the licence's, whatever its title; so is a notice of
+    # a sentence or two that claims the rights ("Lisans": "Bookworm ... (c) 2019-2022 Mosharraf Omer").
     if word_count(texts) <= COPYRIGHT_PAGE_WORDS and _LICENCE_ID.search(joined):
         return "licence page (names a licence)"
+    if word_count(texts) <= NOTICE_WORDS and _claims_rights(joined):
+        return "copyright notice (a short section that claims the rights)"
     return ""
 
 
@@ -295,8 +308,12 @@ def _is_title_page(draft: Draft, book_title: str, before_story: bool) -> bool:
         return False
     byline = any(text.lower().startswith("by ") for text in texts)
     named = title in ("", "cover", "titlepage", "title") or _same_title(title, book)
-    # Before the story a page of short lines set in capitals is one too ("OEUVRES", "DE", "VOLTAIRE").
-    layout = all(words(text) <= 8 or text.isupper() for text in texts) and any(t.isupper() for t in texts)
+    # Before the story a page of short lines set in capitals, or under a heading in capitals, is one
+    # too ("OEUVRES", "DE", "VOLTAIRE"; "OBRAS DO AUTOR" over the author's other titles).
+    lines = [line for text in texts for line in text.split("\n")]
+    layout = all(words(line) <= 8 or line.isupper() for line in lines) and any(
+        t.isupper() for t in (draft.title, *lines)
+    )
     return (before_story and layout) or named or byline
 
 
@@ -334,6 +351,33 @@ def _chapter(draft: Draft, kind: str, skipped_by: str) -> Chapter:
     )
 
 
+# A field of an edition's record run into one paragraph: "Source: ...; Written: ...; Transcribed:".
+_RECORD_FIELD = re.compile(r"(?:^|[;.]\s+)[A-Z][^\W\d_]*(?:[ -][^\W\d_]+)?:\s")
+#: A paragraph of this many such fields, opening on one, is the record, not the book.
+RECORD_FIELDS = 2
+# Links set in brackets, a transcriber's way to the files beside the text: "[Listen] [View Lilypond]".
+_BRACKETED_LINKS = re.compile(r"^(?:\[[^\[\]]+\]\s*)+$")
+#: A bar of links ("Study Guide | Notes by Marx | Economics Index") is this much links at least.
+LINK_BAR_SHARE = 0.75
+
+
+def _record_or_links(block: Block) -> str:
+    """Why a paragraph is the producer's furniture ("" when it is not): an edition's record of
+    fields, or a bar of links between pages."""
+    text = block.text
+    fields = _RECORD_FIELD.findall(text)
+    # A record dates the edition and asks nothing: "Le premier dit: J'ai bien faim!" is a story.
+    record = YEAR.search(text) and not re.search(r"[!?]", text) and words(text) <= CREDIT_WORDS
+    if len(fields) >= RECORD_FIELDS and _RECORD_FIELD.match(text) and record:
+        return "the edition's record (fields of source, date and credits)"
+    if " | " in text and block.link_chars >= LINK_BAR_SHARE * len(text.replace(" | ", "")):
+        return "a bar of links (navigation)"
+    linked = block.link_chars >= LINK_BAR_SHARE * len(re.sub(r"[\[\]\s]", "", text))
+    if _BRACKETED_LINKS.match(text) and linked:
+        return "links in brackets (to the music, scans or files)"
+    return ""
+
+
 def _drop_credits(drafts: list[Draft]) -> list[str]:
     """Drop the producer's credit where producers sign, in the book's first or last blocks of text,
     and a contact address (a few words and an e-mail address) wherever it stands.
@@ -351,6 +395,10 @@ def _drop_credits(drafts: list[Draft]) -> list[str]:
         if _EMAIL.search(text) and words(text) <= CREDIT_WORDS // 2 and not _SENTENCE_END.search(text):
             gone.setdefault(id(draft), set()).add(i)
             notes.append(f"not read: {squash(text)[:100]!r}: a contact address")
+            continue
+        if why := _record_or_links(draft.blocks[i]):
+            gone.setdefault(id(draft), set()).add(i)
+            notes.append(f"not read: {squash(text)[:100]!r}: {why}")
             continue
         if n not in edges or words(text) > CREDIT_WORDS or not PRODUCED_BY.search(text):
             continue

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from narrator.core.book import Book, Chapter, joined
 from narrator.text.readers.aozora import is_aozora, parse_aozora
-from narrator.text.readers.apparatus import MOST
+from narrator.text.readers.apparatus import LEAST_ENTRIES, MOST
 from narrator.text.readers.decode import SCENE_BREAK, clean_text, decode_text, squash
 from narrator.text.readers.matter import (
     CREDIT_BLOCKS,
@@ -36,7 +36,7 @@ from narrator.text.readers.titles import (
     chapter_run,
     title_from_stem,
 )
-from narrator.text.readers.xhtml import PAGE_MARKER, Block, Draft
+from narrator.text.readers.xhtml import GLOSSARY, PAGE_MARKER, Block, Draft
 
 #: Verse lines are at most this long; prose wrapped for print runs to 60-75 characters.
 VERSE_LINE_CHARS = 50
@@ -59,8 +59,13 @@ _ORDINAL_DIVISION = re.compile(
 _NUMBERED_HEADING = re.compile(r"^(?P<number>\d{1,3})\.?[ \t]+(?P<name>[^\W\d_][^\n]*[^.,;:\s])$")
 #: A closing section's heading after the numbered ones is a few words ("Conclusion", "Epilogue").
 CLOSING_HEADING_WORDS = 3
-# "[Illustration: ...]" and its cousins by the word's root: "[Illustrazione]", "[Ilustración]".
-_ILLUSTRATION = re.compile(r"\[Ill?ustra\w*(?:[:.]\s*(?P<caption>[^\]]*))?\]", re.IGNORECASE)
+# "[Illustration: ...]" and its cousins, by the word's root where languages share it
+# ("[Illustrazione]", "[Ilustración]") and by the other words transcribers use for a picture.
+_ILLUSTRATION = re.compile(
+    r"\[(?:Ill?ustra\w*|Vignette|Gravure|Image|Figur[ae]?|Abbildung|Bild|Grabado|Lámina|Plate|Picture)"
+    r"(?:[:.]\s*(?P<caption>[^\]]*))?\]",
+    re.IGNORECASE,
+)
 _FOOTNOTE = re.compile(
     r"^\[Footnote\s+(?P<label>[^:\]\s]+)\s*:\s*(?P<text>.*?)\]?\s*$", re.IGNORECASE | re.DOTALL
 )
@@ -337,7 +342,9 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
         ):
             drafts[-1].title = f"{drafts[-1].title.rstrip('.')}. {raw_lines[0].strip()}"
             continue
-        if raw_lines:
+        if raw_lines and _in_columns(raw_lines):
+            drafts[-1].blocks.append(Block(squash(" ".join(raw_lines)), types=frozenset({GLOSSARY})))
+        elif raw_lines:
             paragraph, footnotes = note_choice.after(_paragraph(raw_lines))
             drafts[-1].blocks += [Block(text) for text in (paragraph, *footnotes) if text]
     drafts = _without_heading_lists(drafts)
@@ -407,6 +414,17 @@ def _without_heading_lists(drafts: list[Draft]) -> list[Draft]:
             kept += [*run, draft]
         run = []
     return kept + run
+
+
+# Two columns on a line: a term, a run of spaces, its gloss ("Méchant,          ondeugend.").
+_COLUMNS = re.compile(r"\S {4,}\S")
+
+
+def _in_columns(raw_lines: list[str]) -> bool:
+    """A block of lines set in two columns, as a word list is: most lines hold a wide gap."""
+    return len(raw_lines) >= LEAST_ENTRIES and sum(
+        bool(_COLUMNS.search(line.strip())) for line in raw_lines
+    ) >= MOST * len(raw_lines)
 
 
 def _names_under_numbers(blocks: list[tuple[int, str]]) -> set[int]:

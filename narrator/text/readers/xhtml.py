@@ -70,6 +70,8 @@ _INTERFACE_CLASS = re.compile(r"^([a-z]?mbox(-text|-image)?|noprint|ws-noexport|
 _CODE_CLASS = re.compile(r"code|program|source|listing|console|shell|screen|syntax|highlight")
 #: The type a table of corrections takes, as EPUB's vocabulary names errata.
 ERRATA = "errata"
+#: ... and a word list's, set in two columns in a plain text (terms and their glosses).
+GLOSSARY = "glossary"
 _NOTE_TYPES = frozenset({"footnote", "endnote", "rearnote", "note"})
 _NOTE_CLASS = re.compile(r"footnote|noteref|fnref")
 _NOTE_MARK = re.compile(r"^\s*(\[\s*\d+\s*\]|\(\s*\d+\s*\)|[*†‡§¶]+)\s*$")

@@ -61,3 +61,14 @@ def test_a_gutenberg_language_line_and_an_html_lang_are_statements(tmp_path: Pat
     page = tmp_path / "page.html"
     page.write_text(f'<html lang="ru"><body><h1>Т</h1><p>{RUSSIAN}</p><p>{RUSSIAN}</p></body></html>')
     assert read_book(page).notes[-1].startswith("language 'ru' from the document's lang attribute")
+
+
+def test_a_statement_of_a_close_neighbour_of_what_the_text_reads_as_is_kept() -> None:
+    # Riksmål, the Norwegian of 1900, which the identifier reads as Danish.
+    riksmaal = (
+        "Syng mig, gudinde, om vreden som optændtes hos Peleus' søn Achilleus, den ødelæggende vrede "
+        "som voldte achæerne tusen lidelser og sendte mange kjække heltesjæle til Hades. "
+    )
+    book = settle_language(_book(riksmaal * 6, "nb-NO", "OPF dc:language"))
+    assert book.language == "nb-NO"
+    assert "close neighbour" in book.notes[-1]

@@ -236,3 +236,21 @@ def test_steps_counted_inside_one_chapter_do_not_become_the_chapters(tmp_path: P
     path = tmp_path / "manual.html"
     path.write_text(page, encoding="utf-8")
     assert [c.title for c in read_book(path).chapters] == ["Setup", "Usage", "Tuning", "Errors"]
+
+
+def test_an_article_under_a_title_page_set_in_headings_has_its_sections_for_chapters(tmp_path: Path) -> None:
+    prose = "<p>" + "The Passamaquoddies had many dances, sacred and profane, in old times. " * 30 + "</p>"
+    sections = "".join(
+        f"<h3>{name}</h3>{prose}" for name in ("THE SNAKE DANCE.", "TRADE DANCE.", "WAR SONGS.")
+    )
+    page = (
+        "<html><body><h1>CONTRIBUTION</h1><h2>TO</h2><h1>PASSAMAQUODDY FOLK-LORE</h1>"
+        f"<h2>By J. WALTER FEWKES</h2><h2>A CONTRIBUTION TO PASSAMAQUODDY FOLK-LORE.</h2>{prose}{sections}"
+        "<h2>FOOTNOTES</h2><p>[1] Mrs. W. Wallace Brown.</p></body></html>"
+    )
+    path = tmp_path / "folk-lore.html"
+    path.write_text(page, encoding="utf-8")
+    body = [c for c in read_book(path).chapters if c.kind == "body"]
+    # The article's opening, then its sections: not one chapter of it all.
+    assert [c.title for c in body][1:] == ["THE SNAKE DANCE", "TRADE DANCE", "WAR SONGS"]
+    assert [len(c.paragraphs) for c in body] == [1, 1, 1, 1]

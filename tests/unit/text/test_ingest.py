@@ -339,3 +339,21 @@ def test_txt_names_set_under_most_chapter_lines_title_them_and_illustrations_are
     titles = [c.title.rstrip(".") for c in book.chapters]
     assert titles == ["HOOFDSTUK I. De Winterdag", "HOOFDSTUK II. De Vacantie", "HOOFDSTUK III. De Baai"]
     assert not any("Illustratie" in p or "schip" in p for c in book.chapters for p in c.paragraphs)
+
+
+def test_txt_a_word_list_in_two_columns_is_matter_and_a_vignette_is_not_read(tmp_path: Path) -> None:
+    words = "".join(
+        f"  {fr},{' ' * 20}{nl}.\n"
+        for fr, nl in (("Méchant", "ondeugend"), ("gourmand", "gulzig"), ("gentille", "lief"))
+    )
+    text = (
+        "CHAPITRE I.\n\nMarie rentre avec Alice dans la maison, et Jean la suit de loin.\n\n"
+        "CHAPITRE II.\n\nJean s'amusait toujours beaucoup à l'école, et Marie aussi.\n\n"
+        "[Vignette: IK BLIJF WERKEN]\n\n\n\n\n"
+        f"MOTS ET EXPRESSIONS.\n\n\n{words}\n{words}"
+    )
+    book = read_book(_write(tmp_path, "entre.txt", text))
+    skipped = {c.title: c.skipped_by for c in book.chapters if c.kind != "body"}
+    assert skipped == {"MOTS ET EXPRESSIONS": "a word list (terms and their glosses in two columns)"}
+    spoken = " ".join(p for c in book.chapters if c.kind == "body" for p in c.paragraphs)
+    assert "Vignette" not in spoken and "ondeugend" not in spoken

@@ -120,3 +120,34 @@ def test_a_page_of_the_transcribers_notes_run_in_under_their_names_is_matter() -
         ("body", ""),
         ("body", ""),
     ]
+
+
+def test_an_editions_record_a_bar_of_links_and_bracketed_links_are_not_read_but_a_dialogue_is() -> None:
+    record = Block(
+        "Source: Marx, Karl. Value, Price and Profit. New York, 1969; Written: June 1865; Edited: by Aveling;"
+    )
+    bar = Block("Study Guide | Notes by Marx | Economics Index", link_chars=40)
+    files = Block("[Listen] [View Lilypond]", link_chars=19)
+    dialogue = Block("Le premier dit: J'ai bien faim! L'autre dit: Il faut du pain! Et ce fut en 1650.")
+    chapters, notes = build_chapters([Draft("I", [record, Block(PROSE), bar, files, dialogue])], "Book")
+    assert chapters[0].paragraphs == (PROSE, dialogue.text)
+    assert len([n for n in notes if n.startswith("not read")]) == 3
+
+
+def test_a_short_section_that_claims_the_rights_is_a_notice_whatever_its_title() -> None:
+    notice = Draft(
+        "Lisans", [Block("Bookworm telif hakkı (c) 2019-2022 Mosharraf Omer ve katkıda bulunanlara aittir.")]
+    )
+    chapters, _ = build_chapters([Draft("Giriş", [Block(PROSE)]), notice], "Bookworm")
+    assert [c.skipped_by for c in chapters] == [
+        "",
+        "copyright notice (a short section that claims the rights)",
+    ]
+
+
+def test_a_list_of_the_authors_works_under_a_heading_in_capitals_before_the_story_is_a_title_page() -> None:
+    works = Draft(
+        "OBRAS DO AUTOR", [Block("Helena, romance\nYayá Garcia, romance\nAmericanas, poesias\nTheatro")]
+    )
+    chapters, _ = build_chapters([works, Draft("AO LEITOR", [Block(PROSE)])], "Memorias")
+    assert [c.skipped_by for c in chapters] == ["title page", ""]
