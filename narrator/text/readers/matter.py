@@ -8,6 +8,7 @@ by block, so they are stripped from chapters they share with the story.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
@@ -457,8 +458,8 @@ def _placeholders(drafts: list[Draft]) -> dict[int, str]:
         for n, draft in enumerate(drafts)
         if draft.title and (texts := [b.text for b in draft.blocks if b.text and not b.boilerplate])
     }
-    short = [text for text in whole.values() if words(text) <= PLACEHOLDER_WORDS]
-    return {n: text for n, text in whole.items() if short.count(text) >= 2}
+    short = Counter(text for text in whole.values() if words(text) <= PLACEHOLDER_WORDS)
+    return {n: text for n, text in whole.items() if short[text] >= 2}
 
 
 def _drop_closing_sections(draft: Draft, book_title: str) -> list[str]:
