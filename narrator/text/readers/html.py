@@ -88,13 +88,13 @@ def drafts_at_headings(blocks: list[Block], title: str) -> tuple[str, list[Draft
     deeper = [level for level in repeated if level > chapter_level and not _one_piece(under.get(level, []))]
     if _one_piece(under.get(chapter_level, [])) and deeper:
         chapter_level = deeper[0]
-    shallowest = chapter_level
+    repeated_level = chapter_level
     chapter_level, label = _counted_level(blocks, chapter_level)
     drafts: list[Draft] = [Draft("")]
     chaptered = False  # a chapter's heading has been met
     for n, block in enumerate(blocks):
         # Above counted chapters, the repeated headings are sections and parts, not the title.
-        if block.heading and block.heading < shallowest and len(drafts) == 1:
+        if block.heading and block.heading < repeated_level and len(drafts) == 1:
             title = title or block.text
         elif block.heading and (
             block.heading <= chapter_level
@@ -143,22 +143,22 @@ def _counted_level(blocks: list[Block], level: int) -> tuple[int, str | None]:
     """The chapters' heading level and the word that numbers them: ``level`` unless its headings
     are not counted and a deeper level's are ("পর্ব ১" parts over "অধ্যায় ১" ... "অধ্যায় ১২"):
     that level is the chapters, and the shallower headings open parts among them."""
-    shallowest = [b.text for b in blocks if b.heading == level and not b.boilerplate]
-    label = counted_label(shallowest)
-    if label or any(heads_a_chapter(t) or bare_number(t) is not None for t in shallowest):
+    at_level = [b.text for b in blocks if b.heading == level and not b.boilerplate]
+    label = counted_label(at_level)
+    if label or any(heads_a_chapter(t) or bare_number(t) is not None for t in at_level):
         return level, label
     for deeper in range(level + 1, 7):
         titles = [b.text for b in blocks if b.heading == deeper and not b.boilerplate]
         label = counted_label(titles)
         if label is None:
             continue
-        # Under which of the shallowest headings each counted one stands.
-        above, under = 0, set()
+        # Under which of the headings at ``level`` each counted one stands.
+        above, under, counted = 0, set(), 0
         for block in blocks:
             above += block.heading == level
-            if block.heading == deeper and labelled(block.text, label):
+            if block.heading == deeper and not block.boilerplate and labelled(block.text, label):
                 under.add(above)
-        counted = sum(labelled(t, label) is not None for t in titles)
+                counted += 1
         # Most of their level, and across parts: not "Step 1" ... "Step 3" in one chapter.
         if counted >= MOST * len(titles) and len(under) >= 2:
             return deeper, label

@@ -100,8 +100,12 @@ def _inline(children: Iterable[Token]) -> _Inline:
     notes: list[str] = []
     for token in children:
         if token.type in ("text", "code_inline", "math_inline"):
-            content = {"text": _latex_text, "math_inline": _math}.get(token.type, str)(token.content)
-            parts.append(content)
+            if token.type == "text":
+                parts.append(_latex_text(token.content))
+            elif token.type == "math_inline":
+                parts.append(_math(token.content))
+            else:
+                parts.append(token.content)
             if link_depth:
                 link_chars += len(token.content.strip())
                 link_alnum += sum(ch.isalnum() for ch in token.content)

@@ -204,12 +204,11 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     # ("Transcriber's Notes:") is that matter; so is one whose every paragraph is run in under
     # such a name ("Transcriber's note: ...", then "Note du transcripteur: ...").
     named = not title or _same_title(title_key(title), title_key(book_title))
-    opening = next((b.text for b in texts if b.text and not b.boilerplate), "")
-    if named and is_matter_title(opening):
-        return f"{opening.strip().rstrip('.:').lower()} (by its first line)"
-    said = [b.text for b in texts if b.text and not b.boilerplate]
-    run_in = [text.split(":", 1)[0] for text in said if ":" in text[:40]]
-    if named and said and len(run_in) == len(said) and all(is_matter_title(label) for label in run_in):
+    own = [b.text for b in texts if b.text and not b.boilerplate]
+    if named and own and is_matter_title(own[0]):
+        return f"{own[0].strip().rstrip('.:').lower()} (by its first line)"
+    run_in = [text.split(":", 1)[0] for text in own if ":" in text[:40]]
+    if named and own and len(run_in) == len(own) and all(is_matter_title(label) for label in run_in):
         return f"{run_in[0].strip().lower()} (run in)"
     if _ALSO_BY.match(title) or (not title and any(_ALSO_BY.match(b.text) for b in texts[:2])):
         return "'also by' page"
@@ -221,6 +220,7 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
         and not _has_sentences(draft)
     ):
         return "the producer's page (a web address)"
+    chars = sum(len(b.text) for b in texts)
     if texts:
         types = [t for b in texts for t in sorted(_MATTER_TYPES & b.types)[:1]]
         if len(types) * 2 >= len(texts):
@@ -228,8 +228,7 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
             # The reader marks a table of corrections by its shape, as EPUB would by type.
             return "a table of corrections (errata)" if kind == ERRATA else f"epub:type {kind}"
         # Most of its words in two columns, terms and their glosses: a word list.
-        listed = sum(len(b.text) for b in texts if GLOSSARY in b.types)
-        if listed * 2 >= sum(len(b.text) for b in texts):
+        if 2 * sum(len(b.text) for b in texts if GLOSSARY in b.types) >= chars:
             return "a word list (terms and their glosses in two columns)"
         said = [b.text for b in texts]
         if lists_contents(said):
@@ -242,20 +241,20 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
             return "a bibliography (entries of author and year)"
         if is_catalogue(said):
             return "a publisher's catalogue"
-    chars = sum(len(b.text) for b in texts)
     linked = [b for b in texts if b.link_chars]
     if len(linked) >= 3 and sum(b.link_chars for b in texts) >= 0.6 * chars:
         return "contents page (mostly links)"
     # Only a page untitled or named for the book: a section that cites a copyright ("Using Code
     # Examples") is read.
     joined = " ".join(b.text for b in texts)
-    if named and word_count(texts) <= COPYRIGHT_PAGE_WORDS and _states_copyright(joined):
+    said_words = word_count(texts)
+    if named and said_words <= COPYRIGHT_PAGE_WORDS and _states_copyright(joined):
         return "copyright page"
     # A page that grants a licence by name is the licence's, whatever its title; so is a notice of
     # a sentence or two that claims the rights ("Lisans": "Bookworm ... (c) 2019-2022 Mosharraf Omer").
-    if word_count(texts) <= COPYRIGHT_PAGE_WORDS and _LICENCE_ID.search(joined):
+    if said_words <= COPYRIGHT_PAGE_WORDS and _LICENCE_ID.search(joined):
         return "licence page (names a licence)"
-    if word_count(texts) <= NOTICE_WORDS and _claims_rights(joined):
+    if said_words <= NOTICE_WORDS and _claims_rights(joined):
         return "copyright notice (a short section that claims the rights)"
     return ""
 
