@@ -31,7 +31,8 @@ snakemake --lint
 
 bash tests/cluster/slurm-up.sh
 trap 'bash tests/cluster/slurm-down.sh' EXIT
-python -m pytest -q tests/unit
+# Two workers: the unit tests share nothing but the CPU (334 s instead of 583 s on two cores).
+python -m pytest -q -n 2 tests/unit
 # The real runs two at a time, a file's tests on one worker: they wait on Snakemake, Slurm and
 # their subprocesses as much as they compute.
 python -m pytest -q -n 2 --dist loadfile tests/e2e
