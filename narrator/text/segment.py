@@ -55,15 +55,18 @@ def _segmenter(language: str) -> pysbd.Segmenter:
 _segmenter_lock = threading.Lock()
 
 
-def _rejoin_dotted_words(pieces: list[str]) -> list[str]:
-    """Undo pysbd's breaks at the dot of a word that starts with one ("an expert .NET developer").
+def _rejoin_broken_pieces(pieces: list[str]) -> list[str]:
+    """Undo pysbd's breaks inside a word or a run of stops.
 
     pysbd keeps each piece's trailing space, so a piece that ends in a bare "." right before a
-    letter or digit broke inside a word, not between sentences.
+    letter or digit broke at the dot of a word that starts with one ("an expert .NET developer").
+    A piece of stops alone is the end of the one before: its Arabic rules cut "وهدوء.." into
+    "وهدوء." and ".", and a piece with no word in it is never read.
     """
     joined: list[str] = []
     for piece in pieces:
-        if joined and joined[-1].endswith(".") and piece[:1].isalnum():
+        bare_stops = not any(c.isalnum() for c in piece)
+        if joined and (bare_stops or (joined[-1].endswith(".") and piece[:1].isalnum())):
             joined[-1] += piece
         else:
             joined.append(piece)
@@ -185,7 +188,7 @@ def split_sentences(paragraph: str, language: str = "en") -> list[str]:
     if pysbd_language:
         with _segmenter_lock:
             pieces = _segmenter(pysbd_language).segment(paragraph)
-        pieces = _rejoin_dotted_words(pieces)
+        pieces = _rejoin_broken_pieces(pieces)
     else:
         pieces = _generic_sentences(paragraph)
     pieces = _rejoin_inside_sentences(pieces)

@@ -55,6 +55,14 @@ def test_technical_words_with_dots_end_no_sentence(paragraph: str, sentences: li
     assert split_sentences(paragraph, "en-US") == sentences
 
 
+def test_a_run_of_stops_stays_with_its_sentence() -> None:
+    # pysbd's Arabic rules cut ".." into "." and ".", and a piece without a word is never read.
+    assert split_sentences("في صمت وهدوء.. بعيداً عن الإعلام.", "ar") == [
+        "في صمت وهدوء..",
+        "بعيداً عن الإعلام.",
+    ]
+
+
 @pytest.mark.parametrize("paragraph", ["", " ", "\n\t ", "\u2028"])
 def test_blank_paragraph_has_no_sentences(paragraph: str) -> None:
     assert split_sentences(paragraph) == []
