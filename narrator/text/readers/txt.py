@@ -77,6 +77,9 @@ _TRANSCRIBERS_WORDS = re.compile(
 )
 # "Request for Comments: 6265", "Category: Standards Track", "Release date: May 1, 2004".
 _FIELD = re.compile(r"(^|\s{2})[A-Z][\w -]{1,30}:[ \t]+\S")
+# One code of digits and a hyphen in padded brackets, inside a sentence ("від 24 серпня 1991 року
+# ( 1427-12 ), схваленим"): a web page's link to another document, left when its text was copied.
+_LINK_CODE = re.compile(r" \( (?=[^\s()]*\d)(?=[^\s()]*-)[^\s()]+ \)(?=[\s,.;:])")
 _HEADER_FIELD = re.compile(r"^(Title|Author|Language):[ \t]*(.+)$", re.MULTILINE)
 #: This many headings in a row with nothing under them are a list ("THE SCENES OF THE PLAY").
 HEADING_LIST = 3
@@ -271,6 +274,9 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     # Page markers ("[Pg 8]") cite the print edition, in mid-sentence: they are never read.
     lines, entries = without_contents(_body(text).split("\n"))
     body = note_choice.captions(PAGE_MARKER.sub("", "\n".join(lines)))
+    if codes := _LINK_CODE.findall(body):
+        dropped.append(f"not read: {len(codes)} link codes in padded brackets ({codes[0].strip()!r})")
+        body = _LINK_CODE.sub("", body)
     blocks = _blocks(body)
     listed = located(entries, [block for _, block in blocks])
     if listed:

@@ -201,6 +201,19 @@ def test_txt_transcriber_s_note_and_contact_address_are_not_read(tmp_path: Path)
     assert sum(note.startswith("not read:") for note in book.notes) == 3
 
 
+def test_txt_link_codes_in_padded_brackets_are_not_read(tmp_path: Path) -> None:
+    # Law text copied from a web page keeps each link's target code in mid-sentence.
+    text = (
+        "Розділ I\n\nкеруючись Актом від 24 серпня 1991 року ( 1427-12 ), схваленим голосуванням,\n"
+        "за Рішенням N 20-рп/2010 ( v020p710-10 ) у справі (1991-1996) і ( див. нижче ).\n"
+    )
+    book = read_book(_write(tmp_path, "law.txt", text))
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "від 24 серпня 1991 року, схваленим" in spoken
+    assert "20-рп/2010 у справі (1991-1996) і ( див. нижче )." in spoken
+    assert "not read: 2 link codes in padded brackets ('( 1427-12 )')" in book.notes
+
+
 def test_txt_crlf_and_bom(tmp_path: Path) -> None:
     path = tmp_path / "w.txt"
     path.write_bytes("\ufeffChapter 1\r\n\r\nLine one\r\nline two.\r\n\r\nNext.\r\n".encode())
