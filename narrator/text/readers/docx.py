@@ -263,6 +263,25 @@ def _place_notes(root: etree._Element, notes: str) -> None:
             parent.getparent().remove(parent)
 
 
+def _chapters_at_later_titles(root: etree._Element) -> bool:
+    """Make each Title paragraph after the book's own a chapter heading, above Heading 1; whether
+    there was one.
+
+    Fidus Writer exports a book as its title page and then each chapter under a Title of its own.
+    Title paragraphs that follow one another are one title set on several lines.
+    """
+    titles = [e for e in root.iter("p") if e.get("class") == "docx-title"]
+    later = [e for e in titles[1:] if e.getprevious() is None or e.getprevious().get("class") != "docx-title"]
+    if not later:
+        return False
+    for heading in [e for e in root.iter() if re.fullmatch(r"h[1-6]", str(e.tag))]:
+        heading.tag = f"h{min(int(heading.tag[1]) + 1, 6)}"
+    for chapter in later:
+        chapter.tag = "h1"
+        del chapter.attrib["class"]
+    return True
+
+
 def read_docx(path: Path, notes: str = "drop") -> Book:
     data, parts = _checked(path)
     try:
@@ -277,13 +296,14 @@ def read_docx(path: Path, notes: str = "drop") -> Book:
     root = parse_html(f"<html><body>{result.value}</body></html>")
     if root is None:
         raise BookError(f"{path}: the book has no text to speak")
+    titled_chapters = _chapters_at_later_titles(root)
     title = _core(parts, "title")
     for marked in [e for e in root.iter() if e.get("class") in ("docx-title", "docx-front")]:
         if marked.get("class") == "docx-title":
             title = title or text_of(marked)
         marked.drop_tree()
     _place_notes(root, notes)
-    title, drafts = drafts_at_headings(extract(root, notes=notes).blocks, title)
+    title, drafts = drafts_at_headings(extract(root, notes=notes).blocks, title, 1 if titled_chapters else 0)
     title = squash(title) or title_from_stem(path)
     language, source = _language(parts)
     # Word has one author field; several authors share it as "A; B" or "A and B".

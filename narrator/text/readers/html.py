@@ -74,22 +74,16 @@ def _numeral_headings(blocks: list[Block]) -> list[Block]:
 ONE_PIECE_SHARE = 0.9
 
 
-def drafts_at_headings(blocks: list[Block], title: str) -> tuple[str, list[Draft]]:
+def drafts_at_headings(blocks: list[Block], title: str, stated_level: int = 0) -> tuple[str, list[Draft]]:
     """Chapters at the shallowest heading level used more than once (else the shallowest used); a
-    shallower heading is the title before the chapters, a part or back matter among them."""
+    shallower heading is the title before the chapters, a part or back matter among them.
+
+    ``stated_level`` is the chapters' level where the document's own styles say it.
+    """
     blocks = _numeral_headings(blocks)
-    levels = [b.heading for b in blocks if b.heading and not b.boilerplate]
-    repeated = sorted({level for level in levels if levels.count(level) > 1})
-    chapter_level = repeated[0] if repeated else (min(levels) if levels else 0)
-    # One piece of text at that level (an article under its title, beside a title page set in
-    # headings: "<h1>CONTRIBUTION</h1> <h2>TO</h2>") is not the book's chapters: the level below
-    # it is, where that one repeats.
-    under = _text_under(blocks)
-    deeper = [level for level in repeated if level > chapter_level and not _one_piece(under.get(level, []))]
-    if _one_piece(under.get(chapter_level, [])) and deeper:
-        chapter_level = deeper[0]
-    repeated_level = chapter_level
-    chapter_level, label = _counted_level(blocks, chapter_level)
+    repeated_level, chapter_level, label = (
+        (stated_level, stated_level, None) if stated_level else _found_levels(blocks)
+    )
     drafts: list[Draft] = [Draft("")]
     chaptered = False  # a chapter's heading has been met
     for n, block in enumerate(blocks):
@@ -116,6 +110,22 @@ def drafts_at_headings(blocks: list[Block], title: str) -> tuple[str, list[Draft
     if not drafts[0].blocks:
         drafts.pop(0)
     return title, drafts
+
+
+def _found_levels(blocks: list[Block]) -> tuple[int, int, str | None]:
+    """The level that repeats, the chapters' level and the word that numbers them, from the
+    headings alone."""
+    levels = [b.heading for b in blocks if b.heading and not b.boilerplate]
+    repeated = sorted({level for level in levels if levels.count(level) > 1})
+    chapter_level = repeated[0] if repeated else (min(levels) if levels else 0)
+    # One piece of text at that level (an article under its title, beside a title page set in
+    # headings: "<h1>CONTRIBUTION</h1> <h2>TO</h2>") is not the book's chapters: the level below
+    # it is, where that one repeats.
+    under = _text_under(blocks)
+    deeper = [level for level in repeated if level > chapter_level and not _one_piece(under.get(level, []))]
+    if _one_piece(under.get(chapter_level, [])) and deeper:
+        chapter_level = deeper[0]
+    return (chapter_level, *_counted_level(blocks, chapter_level))
 
 
 def _text_under(blocks: list[Block]) -> dict[int, list[int]]:

@@ -18,6 +18,8 @@ ADDA = BOOKS / "adda-user-manual-word.docx"
 # Real Word files from mammoth's tests: one paragraph with two footnotes, and one with a comment.
 FOOTNOTES = DATA / "docx" / "mammoth-footnotes.docx"
 COMMENTS = DATA / "docx" / "mammoth-comments.docx"
+# Exported by Fidus Writer: the book's Title paragraph, then the chapter's, over two Heading 1s.
+FIDUS = BOOKS / "fidus-writer-manual-fiduswriter.docx"
 
 
 def _rewritten(tmp_path: Path, source: Path, name: str, member: str, data: bytes | None) -> Path:
@@ -48,6 +50,15 @@ def test_a_real_docx_plans_its_heading_chapters_and_core_properties() -> None:
     assert book.chapters[0].paragraphs[0].startswith("Alice was beginning to get very tired")
     spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
     assert "Gutenberg" not in spoken and "Contents" not in spoken
+
+
+def test_a_title_paragraph_after_the_book_s_own_heads_a_chapter_over_its_headings() -> None:
+    book = load_book(FIDUS)
+    assert book.title == "Fidus Writer 4.0 Manual"
+    assert [c.title for c in book.chapters] == ["Exporting to ODT/DOCX"]
+    paragraphs = book.chapters[0].paragraphs
+    assert paragraphs[0] == "Abstract"
+    assert "Creating a template file for books" in paragraphs
 
 
 def test_headings_carry_words_list_numbers_and_styles_based_on_headings_are_headings() -> None:
