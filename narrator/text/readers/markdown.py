@@ -50,6 +50,9 @@ _PARSER = (
 _TITLE_BLOCK = re.compile(r"\A(?:%[^\n]*(?:\n|\Z)){1,3}")
 # A pandoc citation, never read: "[@curie1904]", "[see @a, p. 3; @b]".
 _CITATION = re.compile(r"\s?\[[^\[\]]*(?<![\w.])@\w[^\[\]]*\]")
+# A reference link or image whose label is defined nowhere stays literal text in CommonMark
+# ("![a photo][1]"): the image is not read, the link is read as its words.
+_UNDEFINED_REFERENCE = re.compile(r"(!?)\[([^\[\]]*)\]\[[^\[\]]*\]")
 # A LaTeX command that refers ("\\cite{key}", "\\ref{fig}") is not read; one that styles its words
 # ("\\emph{so}") is read as those words.
 _LATEX_REFERENCE = re.compile(r"\\(?:cite[a-z]*|ref|eqref|pageref|label|index)\*?(?:\[[^\]]*\])?\{[^}]*\}")
@@ -122,6 +125,7 @@ def _inline(children: Iterable[Token]) -> _Inline:
             notes.append(str(token.meta["id"]))
         # Images, their alt text and inline HTML (comments, tags) are not read.
     said = _CITATION.sub("", "".join(parts))
+    said = _UNDEFINED_REFERENCE.sub(lambda m: "" if m[1] else m[2], said)
     text = "\n".join(squash(line) for line in said.split("\n")).strip()
     return _Inline(text, link_chars, link_alnum, notes)
 

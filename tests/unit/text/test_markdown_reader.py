@@ -221,3 +221,13 @@ def test_pandoc_markdown_title_block_citations_math_and_sections_before_the_firs
     assert "Die β-Strahlen wirken so." in spoken and "Es kostet $5 und $6." in spoken
     for unread in ("%", "@", "cite", "\\"):
         assert unread not in spoken
+
+
+def test_a_reference_to_a_label_defined_nowhere_reads_a_link_s_words_and_no_image(tmp_path: Path) -> None:
+    path = tmp_path / "refs.md"
+    path.write_text(
+        "# One\n\nShe drew it: ![a sketch][1] and wrote [the letter][2] that night.\n",
+        encoding="utf-8",
+    )
+    (paragraph,) = read_book(path).chapters[0].paragraphs
+    assert paragraph == "She drew it: and wrote the letter that night."
