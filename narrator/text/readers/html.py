@@ -14,7 +14,7 @@ from narrator.core.errors import BookError
 from narrator.core.language import well_formed_tag
 from narrator.text.readers.apparatus import MOST
 from narrator.text.readers.decode import decode_text, squash
-from narrator.text.readers.matter import build_chapters, is_matter_title, unwrapped_title
+from narrator.text.readers.matter import PG_END, build_chapters, is_matter_title, unwrapped_title
 from narrator.text.readers.titles import (
     NUMBER_WORD,
     bare_number,
@@ -25,7 +25,16 @@ from narrator.text.readers.titles import (
     labelled,
     title_from_stem,
 )
-from narrator.text.readers.xhtml import Block, Draft, extract, parse_html, parse_xhtml, tag_of
+from narrator.text.readers.xhtml import (
+    UNLISTED,
+    Block,
+    Document,
+    Draft,
+    extract,
+    parse_html,
+    parse_xhtml,
+    tag_of,
+)
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 _META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
@@ -205,6 +214,7 @@ def read_html(path: Path, notes: str = "drop") -> Book:
     if root is None:
         raise BookError(f"{path}: the book has no text to speak")
     document = extract(root, notes=notes)
+    _mark_unlisted_end(root, document)
     wrapped, drafts = drafts_at_headings(document.blocks, document.title)
     title, authors = unwrapped_title(wrapped or title_from_stem(path))
     language = _stated_language(root)
@@ -218,6 +228,47 @@ def read_html(path: Path, notes: str = "drop") -> Book:
         language_source="document's lang attribute" if language else "",
         notes=dropped,
     )
+
+
+#: A contents links to this many of the page's headings at least.
+CONTENTS_LINKS = 3
+#: What follows the last listed chapter is the publisher's only while it is this share of the text
+#: at most: a contents that lists the first chapters alone leaves the rest of the book to read.
+UNLISTED_SHARE = 0.1
+
+
+def _mark_unlisted_end(root: etree._Element, document: Document) -> None:
+    """Mark what follows the last chapter the page's own contents links to, from the next heading
+    as high on: the publisher's advertisements bound in after the book, which no contents lists."""
+    blocks = document.blocks
+    linked = sorted(
+        {
+            index
+            for link in root.iter("a")
+            if link.get("href", "").startswith("#")
+            and (index := document.anchors.get(link.get("href", "")[1:])) is not None
+            and index < len(blocks)
+            and blocks[index].heading
+        }
+    )
+    if len(linked) < CONTENTS_LINKS:
+        return
+    level = blocks[linked[-1]].heading
+    rest = range(linked[-1] + 1, len(blocks))
+    after = next((n for n in rest if 0 < blocks[n].heading <= level and not blocks[n].boilerplate), None)
+    if after is None:
+        return
+    # Up to the producer's licence, which has rules of its own.
+    end = next(
+        (n for n in range(after, len(blocks)) if blocks[n].boilerplate or PG_END.search(blocks[n].text)),
+        len(blocks),
+    )
+    tail = range(after, end)
+    said = sum(len(b.text) for b in blocks[:end] if not b.boilerplate)
+    if sum(len(blocks[n].text) for n in tail) > UNLISTED_SHARE * said:
+        return
+    for n in tail:
+        blocks[n] = replace(blocks[n], types=blocks[n].types | {UNLISTED})
 
 
 def _stated_authors(root: etree._Element) -> tuple[str, ...]:

@@ -25,7 +25,7 @@ from narrator.text.readers.apparatus import (
 from narrator.text.readers.decode import squash
 from narrator.text.readers.repetition import drop_from_drafts
 from narrator.text.readers.titles import heads_a_chapter, title_key
-from narrator.text.readers.xhtml import ERRATA, GLOSSARY, Block, Draft
+from narrator.text.readers.xhtml import ERRATA, GLOSSARY, UNLISTED, Block, Draft
 
 PG_START = re.compile(
     r"\*{3}\s*START OF (THE|THIS) PROJECT GUTENBERG E-?(BOOK|TEXT)"
@@ -110,7 +110,7 @@ _MATTER_TYPE_NAMES = """
     cover titlepage halftitlepage copyright-page colophon imprint toc landmarks page-list loi lot
     index seriespage other-credits endnotes footnotes rearnotes errata
 """
-_MATTER_TYPES = frozenset(_MATTER_TYPE_NAMES.split())
+_MATTER_TYPES = frozenset(_MATTER_TYPE_NAMES.split()) | {UNLISTED}
 # A sentence's end, with the quotes and brackets that may close it in any language ("…!“", "…?»",
 # "。」").
 _SENTENCE_END = re.compile(
@@ -222,11 +222,16 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
         return "the producer's page (a web address)"
     chars = sum(len(b.text) for b in texts)
     if texts:
-        types = [t for b in texts for t in sorted(_MATTER_TYPES & b.types)[:1]]
-        if len(types) * 2 >= len(texts):
+        # The producer's licence closing the last section is not counted: it has rules of its own.
+        authors = [b for b in texts if not b.boilerplate]
+        types = [t for b in authors for t in sorted(_MATTER_TYPES & b.types)[:1]]
+        if types and len(types) * 2 >= len(authors):
             kind = max(set(types), key=types.count)
             # The reader marks a table of corrections by its shape, as EPUB would by type.
-            return "a table of corrections (errata)" if kind == ERRATA else f"epub:type {kind}"
+            return {
+                ERRATA: "a table of corrections (errata)",
+                UNLISTED: "after the last chapter the book's contents links to",
+            }.get(kind, f"epub:type {kind}")
         # Most of its words in two columns, terms and their glosses: a word list.
         if 2 * sum(len(b.text) for b in texts if GLOSSARY in b.types) >= chars:
             return "a word list (terms and their glosses in two columns)"
@@ -256,6 +261,10 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
         return "licence page (names a licence)"
     if said_words <= NOTICE_WORDS and _claims_rights(joined):
         return "copyright notice (a short section that claims the rights)"
+    # Who made the file, how to reach them and when: "konwersja ...: Maciej Brencz <m...@gmail.com>
+    # Źródło: ... Data wygenerowania pliku: 12 maj 2013".
+    if said_words <= CREDIT_WORDS and _EMAIL.search(joined) and YEAR.search(joined):
+        return "the producer's page (a contact address and a date)"
     return ""
 
 

@@ -72,6 +72,8 @@ _CODE_CLASS = re.compile(r"code|program|source|listing|console|shell|screen|synt
 ERRATA = "errata"
 #: ... and a word list's, set in two columns in a plain text (terms and their glosses).
 GLOSSARY = "glossary"
+#: ... and what follows the last chapter a page's own contents links to (its advertisements).
+UNLISTED = "unlisted"
 _NOTE_TYPES = frozenset({"footnote", "endnote", "rearnote", "note"})
 _NOTE_CLASS = re.compile(r"footnote|noteref|fnref")
 _NOTE_MARK = re.compile(r"^\s*(\[\s*\d+\s*\]|\(\s*\d+\s*\)|[*†‡§¶]+)\s*$")

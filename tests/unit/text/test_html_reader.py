@@ -254,3 +254,34 @@ def test_an_article_under_a_title_page_set_in_headings_has_its_sections_for_chap
     # The article's opening, then its sections: not one chapter of it all.
     assert [c.title for c in body][1:] == ["THE SNAKE DANCE", "TRADE DANCE", "WAR SONGS"]
     assert [len(c.paragraphs) for c in body] == [1, 1, 1, 1]
+
+
+def _tales(advertisements: str) -> str:
+    contents = "".join(f'<p><a href="#t{n}">Tale {n}</a></p>' for n in range(1, 4))
+    tales = "".join(
+        f'<h2 id="t{n}">Tale {n}</h2><p>{"Once upon a time there was a story. " * 40}</p>'
+        for n in range(1, 4)
+    )
+    return f"<html><body><h1>Tales</h1><h2>Contents</h2>{contents}{tales}{advertisements}</body></html>"
+
+
+def test_what_follows_the_last_chapter_the_contents_links_to_is_not_read(tmp_path: Path) -> None:
+    ads = (
+        "<h2>STARR PIANOS</h2><p>WORLD'S FAIR, 1893. BUY DIRECT AND SAVE MONEY.</p>"
+        "<h2>Syrup of Figs</h2><p>50 cents.</p>"
+    )
+    book = read_book(_write(tmp_path, "tales.html", _tales(ads)))
+    assert [(c.title, c.kind) for c in book.chapters if c.kind == "body"] == [
+        ("Tale 1", "body"),
+        ("Tale 2", "body"),
+        ("Tale 3", "body"),
+    ]
+    assert {c.skipped_by for c in book.chapters if c.title in ("STARR PIANOS", "Syrup of Figs")} == {
+        "after the last chapter the book's contents links to"
+    }
+
+
+def test_a_contents_that_lists_the_first_chapters_alone_leaves_the_rest_read(tmp_path: Path) -> None:
+    more = "".join(f"<h2>Tale {n}</h2><p>{'And then another story came. ' * 40}</p>" for n in range(4, 7))
+    book = read_book(_write(tmp_path, "tales.html", _tales(more)))
+    assert [c.title for c in book.chapters if c.kind == "body"] == [f"Tale {n}" for n in range(1, 7)]

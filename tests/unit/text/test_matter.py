@@ -151,3 +151,19 @@ def test_a_list_of_the_authors_works_under_a_heading_in_capitals_before_the_stor
     )
     chapters, _ = build_chapters([works, Draft("AO LEITOR", [Block(PROSE)])], "Memorias")
     assert [c.skipped_by for c in chapters] == ["title page", ""]
+
+
+def test_a_short_page_of_who_made_the_file_with_a_contact_address_and_a_date_is_not_read() -> None:
+    colophon = Draft(
+        "Nota redakcyjna",
+        [
+            Block(
+                "Przygotowanie oraz konwersja do formatów EPUB i MOBI: Maciej Brencz <mb@example.com> "
+                "Źródło: WikiŹródła Data wygenerowania pliku: 12 maj 2013 r. Miłej lektury!"
+            )
+        ],
+    )
+    # An author's closing line with a year but no address is the author's.
+    thanks = Draft("Podziękowania", [Block("Dziękuję wszystkim, którzy pomogli mi w 1922 roku.")])
+    chapters, _ = build_chapters([Draft("Czerwona Magda", [Block(PROSE)]), thanks, colophon], "Księga ognia")
+    assert [c.skipped_by for c in chapters] == ["", "", "the producer's page (a contact address and a date)"]
