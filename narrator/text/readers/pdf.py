@@ -86,6 +86,9 @@ _CITED_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)[a-z]?\b|\bn\. ?d\.", re.I)
 CITATION_CHARS = 500
 CITATION_SHARE = 0.6
 # A contents line: a title, dot leaders, a page number ("2.1 XML Input . . . . . . 9").
+# Markup printed as text, where a document's HTML was not rendered ('il link a n ame="adrotate-img">'):
+# the end of a tag, its attributes quoted.
+_TAG_END = re.compile(r"(?:<\w+)?(?:\s*[\w-]+=\"[^\"<>]*\")+\s*/?>")
 _LEADERS = re.compile(r"(?:\.\s*){5,}\S{0,8}$")
 # A document info title that only names the file it was made from ("Microsoft Word - story.docx").
 _FILE_TITLE = re.compile(r"^microsoft \w+ - |\.(docx?|odt|rtf|tex|dvi|txt|indd|pages)$", re.I)
@@ -726,6 +729,10 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
         paragraphs = _with_notes(paragraphs, _rejoined(_paragraphs(foot, words), size, words))
     if notes == "drop":
         paragraphs = [p for p in paragraphs if not _CAPTION.match(p.text)]
+    if tags := [tag for p in paragraphs for tag in _TAG_END.findall(p.text)]:
+        log.append(f"not read: {tags[0].strip()!r} and {len(tags) - 1} more like it: markup printed as text")
+        for paragraph in paragraphs:
+            paragraph.text = squash(_TAG_END.sub(" ", paragraph.text))
     if outline:
         # Pages before the outline's first entry (a title page, a notice, the contents) are front
         # matter that the outline leaves out; the first entry's own page is read whole.

@@ -283,3 +283,16 @@ def test_a_chapters_list_of_works_cited_is_not_read_and_the_plan_log_says_so() -
         "not read: 'References', a list of works cited, in 1 chapter(s): 1 paragraph(s)",
         "not read: '7.5 References', a list of works cited, in 1 chapter(s): 1 paragraph(s)",
     ]
+
+
+def test_markup_printed_as_text_and_a_contents_with_its_sections_run_in_are_not_read() -> None:
+    # ReText printed a Markdown guide whose raw HTML was not rendered; its "Indice" runs each
+    # chapter's sections into one line, and its text layer splits words ("Pagin e").
+    book = load_book(BOOKS / "wordpress-per-il-cliente-it-retext.pdf")
+    assert [c.title for c in book.chapters][:3] == ["Primo uso", "Articoli", "Pagine"]
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert 'adrotate-img">' not in spoken and "Indice" not in spoken
+    assert "cliccare sull'esempio 2" in spoken
+    # The first chapter's opening lines are its own: a contents page stands between it and the title page.
+    assert book.chapters[0].paragraphs[:2] == ("Come accedere al tuo nuovo sito", "Il tuo accoun t è:")
+    assert "not read: 'ame=\"adrotate-img\">' and 0 more like it: markup printed as text" in book.notes
