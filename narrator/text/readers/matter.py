@@ -14,6 +14,8 @@ from dataclasses import replace
 
 from narrator.core.book import Chapter, trimmed
 from narrator.text.readers.apparatus import (
+    LEAST_ENTRIES,
+    MOST,
     YEAR,
     is_bibliography,
     is_catalogue,
@@ -69,14 +71,15 @@ _EMAIL = re.compile(
     r"[\w.+-]+@[\w-]+(\.[\w-]+)+"
     r"|[\w.+-]+\s*((?i:[(\[]at[)\]])|\sAT\s|アット)\s*[\w-]+(\s*((?i:[(\[]dot[)\]])|\sDOT\s|ドット)\s*[\w-]+)+"
 )
-# A page of a web address and a few words is the producer's ("www.feedbooks.com", a slogan).
 # A paper's abstract, as a heading line or run into its paragraph ("Abstract. The blockchain ...").
 _ABSTRACT = re.compile(
     r"^(abstract|summary|résumé|resumen|resumo|zusammenfassung|riassunto|samenvatting|streszczenie"
     r"|аннотация|анотація)\s*([.:\u2014\u2013-]|$)",
     re.IGNORECASE,
 )
-_WEB_ADDRESS = re.compile(r"^(https?://|www\.)\S+$", re.IGNORECASE)
+# A page of a web address and a few words is the producer's ("www.feedbooks.com", a slogan; "Per
+# migliorare l'eBook visita il sito http://…").
+_WEB_ADDRESS = re.compile(r"(?<!\S)(https?://|www\.)\S+", re.IGNORECASE)
 _MATTER_TITLE = re.compile(
     r"^(colophon|copyright( page| notice)?|imprint|legal notice|cover( page)?|title ?page|half ?title"
     r"|about( this (digital |electronic )?(e-?book|edition|document|text|version)"
@@ -216,7 +219,7 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
         return "Project Gutenberg header or licence"
     if (
         word_count(texts) <= 30
-        and any(_WEB_ADDRESS.match(b.text) for b in texts)
+        and any(_WEB_ADDRESS.search(b.text) for b in texts)
         and not _has_sentences(draft)
     ):
         return "the producer's page (a web address)"
@@ -295,6 +298,25 @@ def _has_sentences(draft: Draft) -> bool:
     """Whether the draft has running text: a line set in capitals is a title, even with a stop."""
     texts = [b.text for b in draft.blocks if b.text and not b.boilerplate and not b.text.isupper()]
     return any(words(t) >= 4 and _SENTENCE_END.search(t) for t in texts)
+
+
+#: A title this long at least (in letters and digits) is looked for in a contents: "II" is anywhere.
+LISTED_TITLE_CHARS = 4
+
+
+def _names_the_chapters_after(draft: Draft, later: list[Draft]) -> bool:
+    """A contents page with its sections run into its lines ("Primo uso / Come accedere Cos'è la
+    Bacheca … / Articoli"): no sentence, and most of the chapters after it, three at least, named
+    in it in their order."""
+    if _has_sentences(draft):
+        return False
+    said = title_key(" ".join(b.text for b in draft.blocks if not b.boilerplate))
+    wanted = [key for d in later if len(key := title_key(d.title)) >= LISTED_TITLE_CHARS]
+    found, at = 0, 0
+    for key in wanted:
+        if (where := said.find(key, at)) >= 0:
+            found, at = found + 1, where + len(key)
+    return found >= LEAST_ENTRIES and found >= MOST * len(later)
 
 
 def _same_title(title: str, book: str) -> bool:
@@ -515,6 +537,8 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
     for n, draft in enumerate(drafts):
         if not rules[n] and lists_titles([b.text for b in draft.blocks], titles - {title_key(draft.title)}):
             rules[n] = "contents page (the chapters' titles)"
+        elif not rules[n] and _names_the_chapters_after(draft, drafts[n + 1 :]):
+            rules[n] = "contents page (the next chapters' titles in order, with their sections)"
     if body := [d for d, rule in zip(drafts, rules, strict=True) if not rule]:
         notes += _drop_closing_sections(body[-1], book_title)
     story = next((n for n, draft in enumerate(drafts) if not rules[n] and _has_sentences(draft)), len(drafts))
@@ -598,8 +622,10 @@ def without_edge_imprints(
         if "\n" not in last and words(last) <= HEADING_WORDS and not edition:
             start = start[:-1]
             abstract = opens_an_abstract([last])
-    # A title page the reader already found is evidence too: the lines after it continue it.
-    after_title_page = any(c.skipped_by == "title page" for c in chapters[: places[0][0]])
+    # A title page the reader already found is evidence too: the lines right after it continue it
+    # (after a contents page, they open the first chapter).
+    before = [chapter for chapter in chapters[: places[0][0]] if chapter.paragraphs or chapter.kind != "body"]
+    after_title_page = bool(before) and before[-1].skipped_by == "title page"
     evidence = any(is_title(x) or names_author(x) or _claims_rights(x) for x in start)
     named = after_title_page or abstract or evidence
     opening = len(start) if _is_imprint(start) and named else 0

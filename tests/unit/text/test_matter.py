@@ -167,3 +167,44 @@ def test_a_short_page_of_who_made_the_file_with_a_contact_address_and_a_date_is_
     thanks = Draft("Podziękowania", [Block("Dziękuję wszystkim, którzy pomogli mi w 1922 roku.")])
     chapters, _ = build_chapters([Draft("Czerwona Magda", [Block(PROSE)]), thanks, colophon], "Księga ognia")
     assert [c.skipped_by for c in chapters] == ["", "", "the producer's page (a contact address and a date)"]
+
+
+def test_a_contents_with_its_sections_run_into_its_lines_names_the_chapters_after_it_in_order() -> None:
+    names = ["Primo uso", "Articoli", "Pagine", "Commenti"]
+    contents = Draft(
+        "Indice",
+        [
+            Block("Primo uso"),
+            Block("Come accedere Cos'è la Bache ca La Barra late rale"),
+            Block("Articoli"),
+            Block("Le Bo zze Pro grammare gli Artico li"),
+            Block("Pagin e"),
+            Block("Cosa son o U sarle con caute la"),
+            Block("Commen ti"),
+            Block("Cosa son o i Co mme nti"),
+        ],
+    )
+    chapters, _ = build_chapters([contents, *(Draft(name, [Block(PROSE)]) for name in names)], "ebook")
+    assert chapters[0].skipped_by == "contents page (the next chapters' titles in order, with their sections)"
+    assert [c.skipped_by for c in chapters[1:]] == ["", "", "", ""]
+    # Two of four named, or the names out of order: a section of the book.
+    for lines in (
+        ["Gli articoli del giorno", "e i commenti della sera"],
+        ["Commenti e pagine", "articoli, primo uso"],
+    ):
+        chapters, _ = build_chapters(
+            [
+                Draft("Poesia", [Block(line) for line in lines]),
+                *(Draft(name, [Block(PROSE)]) for name in names),
+            ],
+            "ebook",
+        )
+        assert chapters[0].skipped_by == ""
+
+
+def test_a_short_section_of_a_few_words_and_a_web_address_is_the_producer_s() -> None:
+    faq = Draft(
+        "FAQ", [Block("Per migliorare l'eBook visita il sito http://example.org/guida-per-il-cliente/")]
+    )
+    chapters, _ = build_chapters([Draft("Primo uso", [Block(PROSE)]), faq], "ebook")
+    assert chapters[1].skipped_by == "the producer's page (a web address)"
