@@ -275,7 +275,9 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     lines, entries = without_contents(_body(text).split("\n"))
     body = note_choice.captions(PAGE_MARKER.sub("", "\n".join(lines)))
     if codes := _LINK_CODE.findall(body):
-        dropped.append(f"not read: {len(codes)} link codes in padded brackets ({codes[0].strip()!r})")
+        dropped.append(
+            f"not read: {codes[0].strip()!r} and {len(codes) - 1} more like it: link codes in padded brackets"
+        )
         body = _LINK_CODE.sub("", body)
     blocks = _blocks(body)
     listed = located(entries, [block for _, block in blocks])
