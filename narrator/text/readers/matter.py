@@ -306,17 +306,37 @@ LISTED_TITLE_CHARS = 4
 
 def _names_the_chapters_after(draft: Draft, later: list[Draft]) -> bool:
     """A contents page with its sections run into its lines ("Primo uso / Come accedere Cos'è la
-    Bacheca … / Articoli"): no sentence, and most of the chapters after it, three at least, named
-    in it in their order."""
-    if _has_sentences(draft):
-        return False
-    said = title_key(" ".join(b.text for b in draft.blocks if not b.boilerplate))
-    wanted = [key for d in later if len(key := title_key(d.title)) >= LISTED_TITLE_CHARS]
-    found, at = 0, 0
-    for key in wanted:
-        if (where := said.find(key, at)) >= 0:
+    Bacheca … / Articoli"): no sentence, and the chapters after it named in it in their order."""
+    said = " ".join(b.text for b in draft.blocks if not b.boilerplate)
+    return not _has_sentences(draft) and _names_in_order(said, later)
+
+
+def _names_in_order(text: str, later: list[Draft]) -> bool:
+    """Whether ``text`` names most of the chapters ``later`` in their order, three of them at
+    least by a title long enough not to be found by chance ("II" is in any run of numerals)."""
+    said = title_key(text)
+    found = named = at = 0
+    for key in [title_key(d.title) for d in later]:
+        if key and (where := said.find(key, at)) >= 0:
             found, at = found + 1, where + len(key)
-    return found >= LEAST_ENTRIES and found >= MOST * len(later)
+            named += len(key) >= LISTED_TITLE_CHARS
+    return named >= LEAST_ENTRIES and found >= MOST * len(later)
+
+
+def _drop_contents_lines(draft: Draft, later: list[Draft]) -> list[str]:
+    """Drop a paragraph of the chapters' titles inside a section ("PREMIÈRE PARTIE I II … XI" in
+    the pages before the first chapter), and the line of a few words heading it ("Table des
+    matières")."""
+    for n, block in enumerate(draft.blocks):
+        if block.boilerplate or _SENTENCE_END.search(block.text) or not _names_in_order(block.text, later):
+            continue
+        before = draft.blocks[n - 1] if n else None
+        heading = before is not None and words(before.text) <= 3 and not _SENTENCE_END.search(before.text)
+        gone = [n - 1, n] if heading else [n]
+        lines = " ".join(draft.blocks[i].text for i in gone)
+        draft.blocks = [b for i, b in enumerate(draft.blocks) if i not in gone]
+        return [f"not read: {squash(lines)[:100]!r}: contents (the chapters' titles in their order)"]
+    return []
 
 
 def _same_title(title: str, book: str) -> bool:
@@ -539,6 +559,9 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
             rules[n] = "contents page (the chapters' titles)"
         elif not rules[n] and _names_the_chapters_after(draft, drafts[n + 1 :]):
             rules[n] = "contents page (the next chapters' titles in order, with their sections)"
+    for n, draft in enumerate(drafts):
+        if not rules[n]:
+            notes += _drop_contents_lines(draft, drafts[n + 1 :])
     if body := [d for d, rule in zip(drafts, rules, strict=True) if not rule]:
         notes += _drop_closing_sections(body[-1], book_title)
     story = next((n for n, draft in enumerate(drafts) if not rules[n] and _has_sentences(draft)), len(drafts))

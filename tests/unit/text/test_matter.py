@@ -208,3 +208,24 @@ def test_a_short_section_of_a_few_words_and_a_web_address_is_the_producer_s() ->
     )
     chapters, _ = build_chapters([Draft("Primo uso", [Block(PROSE)]), faq], "ebook")
     assert chapters[1].skipped_by == "the producer's page (a web address)"
+
+
+def test_a_paragraph_of_the_chapters_titles_in_order_and_its_heading_are_not_read() -> None:
+    titles = ["PREMIÈRE PARTIE I", "II", "III", "DEUXIÈME PARTIE I", "II", "TROISIÈME PARTIE I"]
+    opening = Draft(
+        "",
+        [
+            Block("Table des matières"),
+            Block("PREMIÈRE PARTIE\nI\nII\nIII\nDEUXIÈME PARTIE\nI\nII\nTROISIÈME PARTIE\nI"),
+            Block("Cher et illustre ami, permettez-moi d'inscrire votre nom en tête de ce livre."),
+        ],
+    )
+    chapters, notes = build_chapters([opening, *(Draft(t, [Block(PROSE)]) for t in titles)], "Madame Bovary")
+    assert chapters[0].paragraphs == (
+        "Cher et illustre ami, permettez-moi d'inscrire votre nom en tête de ce livre.",
+    )
+    assert any(n.endswith("contents (the chapters' titles in their order)") for n in notes)
+    # Numerals in a line of verse are no contents: no title long enough to be there by chance.
+    verse = Draft("", [Block("Il vit I, II et III rois\nsous la pluie"), Block(PROSE)])
+    chapters, _ = build_chapters([verse, *(Draft(t, [Block(PROSE)]) for t in ["I", "II", "III"])], "Rois")
+    assert chapters[0].paragraphs == ("Il vit I, II et III rois\nsous la pluie", PROSE)
