@@ -304,26 +304,27 @@ def _has_sentences(draft: Draft) -> bool:
 LISTED_TITLE_CHARS = 4
 
 
-def _names_the_chapters_after(draft: Draft, later: list[Draft]) -> bool:
+def _names_the_chapters_after(draft: Draft, later: list[str]) -> bool:
     """A contents page with its sections run into its lines ("Primo uso / Come accedere Cos'è la
     Bacheca … / Articoli"): no sentence, and the chapters after it named in it in their order."""
     said = " ".join(b.text for b in draft.blocks if not b.boilerplate)
     return not _has_sentences(draft) and _names_in_order(said, later)
 
 
-def _names_in_order(text: str, later: list[Draft]) -> bool:
-    """Whether ``text`` names most of the chapters ``later`` in their order, three of them at
-    least by a title long enough not to be found by chance ("II" is in any run of numerals)."""
+def _names_in_order(text: str, later: list[str]) -> bool:
+    """Whether ``text`` names most of the chapters after it (``later``, their title keys) in their
+    order, three of them at least by a title long enough not to be found by chance ("II" is in any
+    run of numerals)."""
     said = title_key(text)
     found = named = at = 0
-    for key in [title_key(d.title) for d in later]:
+    for key in later:
         if key and (where := said.find(key, at)) >= 0:
             found, at = found + 1, where + len(key)
             named += len(key) >= LISTED_TITLE_CHARS
     return named >= LEAST_ENTRIES and found >= MOST * len(later)
 
 
-def _drop_contents_lines(draft: Draft, later: list[Draft]) -> list[str]:
+def _drop_contents_lines(draft: Draft, later: list[str]) -> list[str]:
     """Drop a paragraph of the chapters' titles inside a section ("PREMIÈRE PARTIE I II … XI" in
     the pages before the first chapter), and the line of a few words heading it ("Table des
     matières")."""
@@ -553,15 +554,17 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
     ]
     for n, repeated in _placeholders(drafts).items():
         rules[n] = rules[n] or f"a placeholder ({repeated!r} is all the text of several chapters)"
-    titles = {title_key(t) for d in drafts for t in (d.title, *d.parents)} - {""}
+    keys = [title_key(d.title) for d in drafts]
+    titles = {*keys, *(title_key(p) for d in drafts for p in d.parents)} - {""}
     for n, draft in enumerate(drafts):
-        if not rules[n] and lists_titles([b.text for b in draft.blocks], titles - {title_key(draft.title)}):
+        if rules[n]:
+            continue
+        if lists_titles([b.text for b in draft.blocks], titles - {keys[n]}):
             rules[n] = "contents page (the chapters' titles)"
-        elif not rules[n] and _names_the_chapters_after(draft, drafts[n + 1 :]):
+        elif _names_the_chapters_after(draft, keys[n + 1 :]):
             rules[n] = "contents page (the next chapters' titles in order, with their sections)"
-    for n, draft in enumerate(drafts):
-        if not rules[n]:
-            notes += _drop_contents_lines(draft, drafts[n + 1 :])
+        else:
+            notes += _drop_contents_lines(draft, keys[n + 1 :])
     if body := [d for d, rule in zip(drafts, rules, strict=True) if not rule]:
         notes += _drop_closing_sections(body[-1], book_title)
     story = next((n for n, draft in enumerate(drafts) if not rules[n] and _has_sentences(draft)), len(drafts))

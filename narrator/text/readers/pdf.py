@@ -85,10 +85,10 @@ _CITED_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)[a-z]?\b|\bn\. ?d\.", re.I)
 #: prose under such a title (a history's "Literature") is not a list.
 CITATION_CHARS = 500
 CITATION_SHARE = 0.6
-# A contents line: a title, dot leaders, a page number ("2.1 XML Input . . . . . . 9").
 # Markup printed as text, where a document's HTML was not rendered ('il link a n ame="adrotate-img">'):
 # the end of a tag, its attributes quoted.
 _TAG_END = re.compile(r"(?:<\w+)?(?:\s*[\w-]+=\"[^\"<>]*\")+\s*/?>")
+# A contents line: a title, dot leaders, a page number ("2.1 XML Input . . . . . . 9").
 _LEADERS = re.compile(r"(?:\.\s*){5,}\S{0,8}$")
 # A document info title that only names the file it was made from ("Microsoft Word - story.docx").
 _FILE_TITLE = re.compile(r"^microsoft \w+ - |\.(docx?|odt|rtf|tex|dvi|txt|indd|pages)$", re.I)
