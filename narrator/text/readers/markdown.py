@@ -34,7 +34,7 @@ from narrator.text.readers.decode import clean_text, decode_text, squash
 from narrator.text.readers.html import drafts_at_headings
 from narrator.text.readers.matter import build_chapters
 from narrator.text.readers.titles import title_from_stem
-from narrator.text.readers.xhtml import Block, Draft
+from narrator.text.readers.xhtml import FILE_LINK, Block, Draft
 
 # attrs: pandoc's image attributes ('![](cover.png){width="8.3in"}') are the image's, not text.
 # dollarmath: "$\\beta$" as pandoc reads it; "$5 and $6" stay prices.
@@ -76,6 +76,8 @@ class _Inline:
     #: Characters inside links, and of those the letters and digits.
     link_chars: int = 0
     link_alnum: int = 0
+    #: Of the characters inside links, those inside links to files heard or seen.
+    file_link_chars: int = 0
     #: Ids of the footnotes it refers to, in order.
     notes: list[str] = field(default_factory=list)
 
@@ -99,7 +101,8 @@ def _math(source: str) -> str:
 
 def _inline(children: Iterable[Token]) -> _Inline:
     parts: list[str] = []
-    link_depth = link_chars = link_alnum = 0
+    link_depth = link_chars = link_alnum = file_link_chars = 0
+    to_file = False
     notes: list[str] = []
     for token in children:
         if token.type in ("text", "code_inline", "math_inline"):
@@ -111,12 +114,15 @@ def _inline(children: Iterable[Token]) -> _Inline:
                 parts.append(token.content)
             if link_depth:
                 link_chars += len(token.content.strip())
+                file_link_chars += len(token.content.strip()) if to_file else 0
                 link_alnum += sum(ch.isalnum() for ch in token.content)
         elif token.type == "softbreak":
             parts.append(" ")
         elif token.type == "hardbreak":
             parts.append("\n")
         elif token.type == "link_open":
+            if not link_depth:
+                to_file = bool(FILE_LINK.search(str(token.attrs.get("href", ""))))
             link_depth += 1
         elif token.type == "link_close":
             link_depth -= 1
@@ -127,7 +133,7 @@ def _inline(children: Iterable[Token]) -> _Inline:
     said = _CITATION.sub("", "".join(parts))
     said = _UNDEFINED_REFERENCE.sub(lambda m: "" if m[1] else m[2], said)
     text = "\n".join(squash(line) for line in said.split("\n")).strip()
-    return _Inline(text, link_chars, link_alnum, notes)
+    return _Inline(text, link_chars, link_alnum, file_link_chars, notes)
 
 
 def _figure(children: list[Token]) -> str | None:
@@ -280,7 +286,14 @@ def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
                 # Under notes: drop, the paragraph keeps its footnotes, to be shown unread after it.
                 kept = tuple(referred) if notes == "drop" else ()
                 blocks.append(
-                    Block(inline.text, heading=heading, types=types, link_chars=inline.link_chars, notes=kept)
+                    Block(
+                        inline.text,
+                        heading=heading,
+                        types=types,
+                        link_chars=inline.link_chars,
+                        file_link_chars=inline.file_link_chars,
+                        notes=kept,
+                    )
                 )
             if notes == "read":
                 blocks += [Block(f"{FOOTNOTE}{footnote}") for footnote in referred]

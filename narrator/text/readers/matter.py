@@ -411,6 +411,9 @@ RECORD_FIELDS = 2
 _BRACKETED_LINKS = re.compile(r"^(?:\[[^\[\]]+\]\s*)+$")
 #: A bar of links ("Study Guide | Notes by Marx | Economics Index") is this much links at least.
 LINK_BAR_SHARE = 0.75
+#: A paragraph this much links to files heard or seen ("(Listen to MIDI version) Sheet Music: Page
+#: 1.") offers the files beside the text; it is not the text.
+FILE_LINK_SHARE = 0.6
 
 
 def _record_or_links(block: Block) -> str:
@@ -427,6 +430,8 @@ def _record_or_links(block: Block) -> str:
     linked = block.link_chars >= LINK_BAR_SHARE * len(re.sub(r"[\[\]\s]", "", text))
     if _BRACKETED_LINKS.match(text) and linked:
         return "links in brackets (to the music, scans or files)"
+    if block.file_link_chars >= FILE_LINK_SHARE * len(text):
+        return "links to the files beside the text (music, recordings, scans)"
     return ""
 
 

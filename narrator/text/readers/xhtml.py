@@ -81,6 +81,11 @@ _NO_LETTERS = re.compile(r"^[\W\d_]+$")
 # A link's address printed after its text by the producer ("pip [https://pip.pypa.io/]"): the text
 # is read, the address is for the eye.
 _SHOWN_URL = re.compile(r"\s*[\[(]\s*(https?://|www\.)\S+\s*[\])]\s*", re.IGNORECASE)
+# A link to a file that is heard or seen, not read: the music, recordings and scans beside a text.
+FILE_LINK = re.compile(
+    r"\.(?:midi?|mp3|ogg|oga|wav|flac|m4a|ly|mxl|musicxml|abc|png|jpe?g|gif|svg|tiff?|djvu)(?:[?#].*)?$",
+    re.IGNORECASE,
+)
 
 
 class Source(NamedTuple):
@@ -106,6 +111,8 @@ class Block:
     types: frozenset[str] = frozenset()
     #: Characters of the text that are inside links; a contents page is mostly links.
     link_chars: int = 0
+    #: Of those, the characters inside links to files heard or seen (music, recordings, scans).
+    file_link_chars: int = 0
     #: The notes and captions ``notes: drop`` left unread in or just after this block: not read,
     #: but shown where they stood in the read-along EPUB.
     notes: tuple[str, ...] = ()
@@ -301,19 +308,23 @@ class _Extractor:
         self.anchors: dict[str, int] = {}
         self.buffer: list[str] = []
         self.link_chars = 0
+        self.file_link_chars = 0
         self.dropped_notes: list[str] = []
         #: The block elements open around the text being read, innermost last.
         self.open_blocks: list[etree._Element] = []
 
-    def add_text(self, text: str | None, in_link: bool, context: _Context) -> None:
+    def add_text(self, text: str | None, link: str, context: _Context) -> None:
+        """Add text; ``link`` is "" outside links, "page" in a link to a page, "file" in one to a file."""
         if not text:
             return
         text = text.replace(_LINE, " ")
         if context.pre and not context.heading:
             text = text.replace("\n", _LINE)
         self.buffer.append(text)
-        if in_link:
+        if link:
             self.link_chars += len(squash(text))
+        if link == "file":
+            self.file_link_chars += len(squash(text))
 
     def flush(self, context: _Context) -> None:
         emitted = len(self.blocks)
@@ -332,6 +343,7 @@ class _Extractor:
     def _flush(self, context: _Context) -> None:
         raw, self.buffer = "".join(self.buffer), []
         link_chars, self.link_chars = self.link_chars, 0
+        file_link_chars, self.file_link_chars = self.file_link_chars, 0
         raw = _BARE_ILLUSTRATION.sub("", clean_text(raw))
         if not raw.strip():
             return
@@ -356,8 +368,8 @@ class _Extractor:
             if SCENE_BREAK.match(text):
                 self.blocks.append(Block(is_break=True, **common))
             else:
-                share = min(link_chars, len(text)) if len(stanzas) == 1 else 0
-                self.blocks.append(Block(text, link_chars=share, **common))
+                share, files = (min(link_chars, len(text)), file_link_chars) if len(stanzas) == 1 else (0, 0)
+                self.blocks.append(Block(text, link_chars=share, file_link_chars=min(files, share), **common))
 
     def anchor(self, element: etree._Element, tag: str) -> None:
         for key in ("id", "name") if tag == "a" else ("id",):
@@ -365,7 +377,7 @@ class _Extractor:
             if value and value not in self.anchors:
                 self.anchors[value] = len(self.blocks)
 
-    def walk(self, element: etree._Element, context: _Context, in_link: bool) -> None:
+    def walk(self, element: etree._Element, context: _Context, link: str) -> None:
         """Add one element's text (not its tail) to the blocks."""
         tag = tag_of(element)
         silent = unspoken(element, self.drop_notes)
@@ -413,14 +425,15 @@ class _Extractor:
                 types=context.types | extra if extra else context.types,
                 heading=_HEADINGS.get(tag, context.heading),
             )
-        in_link = in_link or (tag == "a" and bool(element.get("href")))
-        self.add_text(element.text, in_link, inner)
+        if not link and tag == "a" and (href := element.get("href", "").strip()):
+            link = "file" if FILE_LINK.search(href) else "page"
+        self.add_text(element.text, link, inner)
         for child in element:
             if isinstance(child, etree._Entity):
-                self.add_text(_entity_text(child), in_link, inner)
+                self.add_text(_entity_text(child), link, inner)
             elif tag_of(child):
-                self.walk(child, inner, in_link)
-            self.add_text(child.tail, in_link, inner)
+                self.walk(child, inner, link)
+            self.add_text(child.tail, link, inner)
         if tag in ("td", "th"):
             self.buffer.append(" ")
         if line:
@@ -442,7 +455,7 @@ def extract(root: etree._Element, alt_text: bool = False, notes: str = "drop") -
             break
     body = next((e for e in root.iter() if tag_of(e) == "body"), root)
     extractor = _Extractor(alt_text, notes)
-    extractor.walk(body, _Context(), in_link=False)
+    extractor.walk(body, _Context(), link="")
     extractor.flush(_Context())
     extractor.attach_notes()  # notes after the last paragraph (endnotes) go with it
     return Document(extractor.blocks, extractor.anchors, title)

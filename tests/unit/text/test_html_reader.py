@@ -285,3 +285,20 @@ def test_a_contents_that_lists_the_first_chapters_alone_leaves_the_rest_read(tmp
     more = "".join(f"<h2>Tale {n}</h2><p>{'And then another story came. ' * 40}</p>" for n in range(4, 7))
     book = read_book(_write(tmp_path, "tales.html", _tales(more)))
     assert [c.title for c in book.chapters if c.kind == "body"] == [f"Tale {n}" for n in range(1, 7)]
+
+
+def test_a_paragraph_of_links_to_music_is_not_read_but_a_sentence_with_one_is(tmp_path: Path) -> None:
+    page = (
+        "<html><body><h1>Tales</h1><h2>The Fiddle</h2><p>He played the old tune once more for them all.</p>"
+        '<p><a href="music/015.midi">(Listen to MIDI version of the above)</a><br/>'
+        'Sheet Music: <a href="music/015.png">Page 1</a>.</p>'
+        '<p>The tune is printed in <a href="music/016.png">the plate</a> at the end of this chapter.</p>'
+        "</body></html>"
+    )
+    book = read_book(_write(tmp_path, "tales.html", page))
+    assert book.chapters[0].paragraphs[-2:] == (
+        "He played the old tune once more for them all.",
+        "The tune is printed in the plate at the end of this chapter.",
+    )
+    assert "Listen" not in " ".join(book.chapters[0].paragraphs)
+    assert any("links to the files beside the text" in note for note in book.notes)

@@ -231,3 +231,13 @@ def test_a_reference_to_a_label_defined_nowhere_reads_a_link_s_words_and_no_imag
     )
     (paragraph,) = read_book(path).chapters[0].paragraphs
     assert paragraph == "She drew it: and wrote the letter that night."
+
+
+def test_a_paragraph_of_links_to_recordings_is_not_read(tmp_path: Path) -> None:
+    path = tmp_path / "songs.md"
+    path.write_text(
+        "# One\n\nShe sang it twice that night.\n\n"
+        "[Listen (MP3)](audio/song-1.mp3) · [Score](scores/song-1.pdf.png)\n",
+        encoding="utf-8",
+    )
+    assert read_book(path).chapters[0].paragraphs == ("She sang it twice that night.",)
