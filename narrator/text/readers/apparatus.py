@@ -29,7 +29,11 @@ _PAGE_AT_END = re.compile(r"(?:\s|\.{2,}|\u2026)(\d{1,3}|[ivxlc]{1,6})\.?$", re.
 _LOCATOR = re.compile(r"^\W*([^\W\d_]{1,8})\.?\s*(\d{1,4})\s*[,.]\s*([^\W\d_]{1,8})\.?\s*\d{1,4}\b")
 YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 # A count and what it counts, as a field of an entry: "77 paĝoj.", "254 pages,", "5 pesetas;".
+#: A priced entry ("Bergson: An Introduction to Metaphysics. (LLA 10) .40") runs this long at most.
+PRICED_ENTRY_WORDS = 20
 _COUNT = re.compile(r"\b\d{1,4}\s+([^\W\d_]{3,})\s*[.,;)]")
+# A price closing a list's entry: "(LLA 24) .40", "Price $3.00".
+_PRICE = re.compile(r"(?:[$£€]\s?\d[\d,]*(?:\.\d\d)?|(?<![\w.])\d{0,3}\.\d\d)\W{0,2}$")
 #: A correction and the text it corrects are alike at least this much (difflib's ratio).
 ALIKE = 0.6
 
@@ -124,12 +128,17 @@ def is_corrections_table(rows: Sequence[Sequence[str]]) -> bool:
 
 def is_catalogue(paragraphs: Sequence[str]) -> bool:
     """A publisher's list of its other volumes: short entries, each with a year and a count of
-    the same thing ("1922. 77 paĝoj. Kartonita."), making half the section's words or more."""
+    the same thing ("1922. 77 paĝoj. Kartonita."), or each closing on its price ("Bergson: An
+    Introduction to Metaphysics. (LLA 10) .40"), making half the section's words or more."""
+    said = sum(len(p.split()) for p in paragraphs)
+    # An entry names a title before its price: a row of figures is a table, a long one prose.
+    priced = [p for p in paragraphs if 3 <= len(p.split()) <= PRICED_ENTRY_WORDS and _PRICE.search(p)]
+    if len(priced) >= LEAST_ENTRIES and sum(len(p.split()) for p in priced) >= 0.5 * said:
+        return True
     entries = [p for p in paragraphs if len(p.split()) <= ENTRY_WORDS and YEAR.search(p)]
     counted = Counter(word.lower() for p in entries for word in {m.group(1) for m in _COUNT.finditer(p)})
     if not counted:
         return False
     unit, _ = counted.most_common(1)[0]
     listed = [p for p in entries if any(m.group(1).lower() == unit for m in _COUNT.finditer(p))]
-    said = sum(len(p.split()) for p in paragraphs)
     return len(listed) >= LEAST_ENTRIES and sum(len(p.split()) for p in listed) >= 0.5 * said

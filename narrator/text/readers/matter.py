@@ -85,6 +85,8 @@ _MATTER_TITLE = re.compile(
     r"|about( this (digital |electronic )?(e-?book|edition|document|text|version)"
     r"| the (authors?|e-?book|book|publisher|translators?|editors?))?"
     r"|errata|corrigenda|uncopyright|glossary|(end|foot)?notes|([\w-]+ ){0,2}index"
+    # The editor's account of the edition, not the author's text.
+    r"|(a )?(note|notes) on the text|textual notes?"
     r"|bibliogra(phy|phie|fia|fie|fía)|literaturverzeichnis|works cited"
     # The transcriber's note by the word's root: "Transcriber's Notes", "Note du transcripteur",
     # "Nota del Trascrittore", "Anmerkungen zur Transkription".

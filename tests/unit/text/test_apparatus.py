@@ -179,3 +179,15 @@ def test_a_bibliography_is_told_by_entries_of_author_and_year_whatever_its_title
         "And so on.",
     ]
     assert not is_bibliography(prose)
+
+
+def test_a_publishers_price_list_is_a_catalogue_but_a_table_of_figures_is_not() -> None:
+    prices = [
+        "Aeschylus: Prometheus Bound. Tr. E. B. Browning. (LLA 24) .40",
+        "*Bacon: The New Organon. (LLA 97) 1.00",
+        "Whitman: Democratic Vistas. (LLA 9) .50",
+        "(Complete catalogue sent upon request)",
+    ]
+    assert is_catalogue(prices)
+    assert not is_catalogue(["0.25", "0.50", "0.75", "1.00"])
+    assert not is_catalogue([f"The ratio rose that year, as {PROSE} It ended at 0.25" for _ in range(4)])
