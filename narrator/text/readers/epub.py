@@ -45,6 +45,8 @@ _FONT_OBFUSCATION = {"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/
 _XHTML_TYPES = {"application/xhtml+xml", "text/html", "application/xml", "text/x-oeb1-document"}
 _OPF_ROLE = "{http://www.idpf.org/2007/opf}role"
 _OPF_EVENT = "{http://www.idpf.org/2007/opf}event"
+# A title wholly in square brackets: a stage direction or an editor's note, not a chapter's name.
+_BRACKETED = re.compile(r"\[[^\[\]]+\]")
 
 
 def _children(element: etree._Element, name: str) -> list[etree._Element]:
@@ -256,8 +258,13 @@ class _Epub:
         return None
 
     def _entry(self, base: str, title: str, href: str, parents: tuple[str, ...]) -> _TocEntry | None:
+        """The entry, or None for an external link or one wholly in brackets: a play's stage
+        direction ("[The same room. The mist still lies heavy.]") or an editor's note set as a
+        heading is read where it stands, in the chapter above it."""
         target = _resolve(base, href)
-        return _TocEntry(without_note_references(title), target[0], target[1], parents) if target else None
+        if target is None or _BRACKETED.fullmatch(title.strip()):
+            return None
+        return _TocEntry(without_note_references(title), target[0], target[1], parents)
 
     def _nav(self, name: str) -> list[_TocEntry]:
         root = self._xhtml(name, self.archive.read(name))

@@ -797,3 +797,32 @@ def test_a_contents_link_to_no_file_finds_the_one_unlisted_document_where_it_sta
     assert [c.title for c in _body(book)] == ["Expectations", "Impossibility", "Tendencies"]
     stubs = [c.skipped_by for c in book.chapters if c.title in ("Coverage", "Proximity")]
     assert stubs == ["a placeholder ('Work in progress' is all the text of several chapters)"] * 2
+
+
+def test_a_contents_entry_wholly_in_brackets_is_a_stage_direction_read_in_its_act(tmp_path: Path) -> None:
+    speech = "<p>MRS. ALVING. You have been out in the garden already, I hear, and it rains.</p>" * 40
+    nav = page(
+        '<nav epub:type="toc"><ol>'
+        '<li><a href="../Text/play.xhtml#a1">ACT FIRST.</a></li>'
+        '<li><a href="../Text/play.xhtml#a2">ACT SECOND.</a><ol>'
+        '<li><a href="../Text/play.xhtml#d2">[The same room. The mist still lies heavy.]</a></li></ol></li>'
+        '<li><a href="../Text/play.xhtml#a3">ACT THIRD.</a></li>'
+        "</ol></nav>"
+    )
+    play = page(
+        f'<h2 id="a1">ACT FIRST.</h2>{speech}<h2 id="a2">ACT SECOND.</h2>'
+        f'<h3 id="d2">[The same room. The mist still lies heavy.]</h3>{speech}'
+        f'<h2 id="a3">ACT THIRD.</h2>{speech}'
+    )
+    manifest = [
+        ("nav", "Nav/nav.xhtml", "application/xhtml+xml", "nav"),
+        ("play", "Text/play.xhtml", "application/xhtml+xml", ""),
+    ]
+    path = write_epub(
+        tmp_path / "play.epub",
+        {"Nav/nav.xhtml": nav, "Text/play.xhtml": play},
+        opf(manifest, ["nav", "play"]),
+    )
+    body = [c for c in read_book(path).chapters if c.kind == "body"]
+    assert [c.title for c in body] == ["ACT FIRST", "ACT SECOND", "ACT THIRD"]
+    assert body[1].paragraphs[0] == "[The same room. The mist still lies heavy.]"
