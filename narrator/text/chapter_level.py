@@ -64,12 +64,13 @@ def _is_cast_list(chapter: Chapter) -> bool:
 def _is_front_piece(chapter: Chapter, names: Sequence[str]) -> bool:
     """Under 20 s, or under a minute and titled as what opens a chapter (an epigraph, a motto) or
     by the book's title or author (a title page's dedication: "Gentleman-Cambrioleur Par Maurice
-    Leblanc")."""
+    Leblanc"), or not titled at all: with no name to skip to, a blurb or a few opening lines are
+    the first chapter's start."""
     chars = _chars(chapter)
     key = title_key(chapter.title)
     named = any(title_key(name) and title_key(name) in key for name in names)
     return chars < FRONT_PIECE_CHARS or (
-        chars < CHARS_PER_MINUTE and (named or bool(_FRONT_PIECE.search(chapter.title)))
+        chars < CHARS_PER_MINUTE and (named or not key or bool(_FRONT_PIECE.search(chapter.title)))
     )
 
 

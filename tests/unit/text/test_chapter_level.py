@@ -214,3 +214,13 @@ def test_a_short_page_titled_by_the_books_author_and_a_short_abstract_open_the_f
     assert any("an abstract of under a minute" in note for note in notes)
     # Not named for the book, the page of over 20 seconds is a chapter of its own.
     assert len(with_front_pieces_folded(chapters)[0]) == 3
+
+
+def test_an_untitled_piece_of_under_a_minute_opens_the_first_chapter_and_a_titled_one_stays() -> None:
+    blurb = ("Hi! You always wanted to solve the cube and need a guide? " * 10,)
+    chapters = [chapter("", text=blurb), chapter("1 Introduction", 5), chapter("2 Beginners", 5)]
+    kept, notes = with_front_pieces_folded(chapters)
+    assert [c.title for c in kept] == ["1 Introduction", "2 Beginners"]
+    assert kept[0].paragraphs[0] == blurb[0] and "a short piece before the first chapter" in notes[0]
+    titled = [chapter("Snow", text=blurb), *chapters[1:]]
+    assert with_front_pieces_folded(titled) == (titled, [])
