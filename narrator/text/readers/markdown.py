@@ -48,6 +48,14 @@ _PARSER = (
 )
 # Pandoc's title block: up to three lines opening the file, "% Title", "% Author; Author", "% Date".
 _TITLE_BLOCK = re.compile(r"\A(?:%[^\n]*(?:\n|\Z)){1,3}")
+# Metadata written as headings at the top ("# Title: Three Stories", "## Author: Ernest Hemingway",
+# "## Year: 1923"), the keys front matter would use.
+_HEADING_FIELD = re.compile(
+    r"^(?P<key>title|subtitle|authors?|by|year|date|language|lang|translators?|translated by|editors?"
+    r"|publisher|source|rights|licen[cs]e)\s*:\s*(?P<value>\S.*)$",
+    re.IGNORECASE,
+)
+_FIELD_KEYS = {"year": "date", "by": "author", "authors": "author", "lang": "language"}
 # A pandoc citation, never read: "[@curie1904]", "[see @a, p. 3; @b]".
 _CITATION = re.compile(r"\s?\[[^\[\]]*(?<![\w.])@\w[^\[\]]*\]")
 # A reference link or image whose label is defined nowhere stays literal text in CommonMark
@@ -233,6 +241,26 @@ def _title_block(text: str) -> tuple[str, dict[str, object]]:
     return text[block.end() :], {**fields, "author": authors}
 
 
+def _heading_fields(blocks: list[Block]) -> tuple[dict[str, object], list[Block]]:
+    """The metadata a document writes as headings before its text ("## Author: …"), two fields
+    at least, and its blocks without them."""
+    fields: dict[str, object] = {}
+    end = 0
+    for block in blocks:
+        field = _HEADING_FIELD.match(block.text) if block.heading else None
+        if field is None and not block.is_break:
+            break
+        end += 1
+        if field:
+            key = field["key"].lower()
+            fields[_FIELD_KEYS.get(key, key)] = squash(field["value"])
+    if len(fields) < 2:
+        return {}, blocks
+    if "author" in fields:
+        fields["author"] = [name for name in re.split(r"\s+and\s+|;\s*", str(fields["author"])) if name]
+    return fields, blocks[end:]
+
+
 def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
     text, title_block = _title_block(clean_text(text))
     tokens = _PARSER.parse(text)
@@ -298,6 +326,8 @@ def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
             if notes == "read":
                 blocks += [Block(f"{FOOTNOTE}{footnote}") for footnote in referred]
         index += 1
+    if not matter:
+        matter, blocks = _heading_fields(blocks)
     if footnotes:
         unread[
             f"footnotes {'read after their paragraph' if notes == 'read' else 'dropped (notes: drop)'}"

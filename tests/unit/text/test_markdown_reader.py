@@ -241,3 +241,19 @@ def test_a_paragraph_of_links_to_recordings_is_not_read(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert read_book(path).chapters[0].paragraphs == ("She sang it twice that night.",)
+
+
+def test_metadata_written_as_headings_at_the_top_is_metadata_not_text(tmp_path: Path) -> None:
+    path = tmp_path / "stories.md"
+    path.write_text(
+        "# Title: Three Stories\n\n## Author: Ernest Hemingway\n\n## Year: 1923\n\n-------\n\n"
+        "## Up In Michigan\n\nJim Gilmore came to Hortons Bay from Canada.\n\n"
+        "## Out of Season\n\nOn the four lira he had earned he got quite drunk.\n",
+        encoding="utf-8",
+    )
+    book = read_book(path)
+    assert book.title == "Three Stories" and book.authors == ("Ernest Hemingway",) and book.date == "1923"
+    assert [c.title for c in book.chapters] == ["Up In Michigan", "Out of Season"]
+    # One heading that only looks like a field is a chapter's title.
+    path.write_text("# Note: on style\n\nShort words are best.\n\n# Two\n\nAnd so on.\n", encoding="utf-8")
+    assert read_book(path).chapters[0].title == "Note: on style"
