@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,8 +25,10 @@ from narrator.text.readers.titles import (
     heads_a_chapter,
     labelled,
     title_from_stem,
+    title_key,
 )
 from narrator.text.readers.xhtml import (
+    BLOCK_TAGS,
     UNLISTED,
     Block,
     Document,
@@ -34,6 +37,7 @@ from narrator.text.readers.xhtml import (
     parse_html,
     parse_xhtml,
     tag_of,
+    text_of,
 )
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
@@ -214,7 +218,9 @@ def read_html(path: Path, notes: str = "drop") -> Book:
     if root is None:
         raise BookError(f"{path}: the book has no text to speak")
     document = extract(root, notes=notes)
-    _mark_unlisted_end(root, document)
+    linked = _contents_links(root, document)
+    _mark_unlisted_end(document, linked)
+    _titled_by_contents(document, linked)
     wrapped, drafts = drafts_at_headings(document.blocks, document.title)
     title, authors = unwrapped_title(wrapped or title_from_stem(path))
     language = _stated_language(root)
@@ -237,24 +243,67 @@ CONTENTS_LINKS = 3
 UNLISTED_SHARE = 0.1
 
 
-def _mark_unlisted_end(root: etree._Element, document: Document) -> None:
+# A list's items and a table's cells and rows hold a contents' entries: the list or table is the contents.
+_ENTRY_TAGS = frozenset({"li", "dt", "dd", "td", "th", "tr", "tbody", "thead"})
+
+
+def _contents_links(root: etree._Element, document: Document) -> dict[int, str]:
+    """The headings the page's own links lead to, each with the words of its first link that
+    names it (not only a number: "5", "37-51"), from a contents: a block of three such links or
+    more, not a lone "To the index" link; empty when fewer than three headings are linked."""
+    blocks = document.blocks
+    headed = {}
+    for link in root.iter("a"):
+        href = link.get("href", "")
+        index = document.anchors.get(href[1:]) if href.startswith("#") else None
+        if index is not None and index < len(blocks) and blocks[index].heading:
+            headed[link] = index
+    holders = Counter(_holder(link) for link in headed)
+    linked: dict[int, str] = {}
+    for link, index in headed.items():
+        words = squash(text_of(link))
+        listed = holders[_holder(link)] >= CONTENTS_LINKS
+        if not linked.get(index) or (listed and not _names_something(linked[index])):
+            linked[index] = words if listed else ""
+    return linked if len(linked) >= CONTENTS_LINKS else {}
+
+
+def _holder(link: etree._Element) -> etree._Element:
+    """The block a link stands in: its paragraph, or the list or table its item or cell is in."""
+    holder = link
+    while (parent := holder.getparent()) is not None and (
+        tag_of(holder) not in BLOCK_TAGS or tag_of(holder) in _ENTRY_TAGS
+    ):
+        holder = parent
+    return holder
+
+
+def _names_something(words: str) -> bool:
+    """Words that name a chapter: letters, not a number or a page ("5", "37-51", "Page 12")."""
+    key = title_key(words)
+    letters = any(ch.isalpha() for ch in words)
+    return letters and len(key) > 2 and bare_number(words) is None and not key.startswith("page")
+
+
+def _titled_by_contents(document: Document, linked: dict[int, str]) -> None:
+    """A heading the contents names otherwise takes the contents' words after its own: "1. First
+    Day" listed as '"Thy Holy Child Jesus"', "CHAPTER I" as "The Period" (the title a reader of
+    the contents knows the chapter by)."""
+    for index, words in linked.items():
+        heading = document.blocks[index]
+        if _names_something(words) and title_key(words) not in title_key(heading.text):
+            document.blocks[index] = replace(heading, text=f"{heading.text.rstrip('.')}. {words}")
+
+
+def _mark_unlisted_end(document: Document, linked: dict[int, str]) -> None:
     """Mark what follows the last chapter the page's own contents links to, from the next heading
     as high on: the publisher's advertisements bound in after the book, which no contents lists."""
-    blocks = document.blocks
-    linked = sorted(
-        {
-            index
-            for link in root.iter("a")
-            if link.get("href", "").startswith("#")
-            and (index := document.anchors.get(link.get("href", "")[1:])) is not None
-            and index < len(blocks)
-            and blocks[index].heading
-        }
-    )
-    if len(linked) < CONTENTS_LINKS:
+    if not linked:
         return
-    level = blocks[linked[-1]].heading
-    rest = range(linked[-1] + 1, len(blocks))
+    blocks = document.blocks
+    last = max(linked)
+    level = blocks[last].heading
+    rest = range(last + 1, len(blocks))
     after = next((n for n in rest if 0 < blocks[n].heading <= level and not blocks[n].boilerplate), None)
     if after is None:
         return

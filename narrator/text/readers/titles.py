@@ -153,14 +153,17 @@ def bare_number(title: str) -> int | None:
 
 def chapter_run(found: list[tuple[int, int]], words_after: Callable[[int], int]) -> set[int]:
     """Of numbered headings ``found`` (position, number), those that number a book's chapters:
-    counting up from 1, a single number missing now and then (a printer's slip), enough of them,
+    counting up from 1, a single number missing or said twice now and then (a printer's slip), enough of them,
     with a chapter's worth of text each (``words_after(position)``), else none (a list, stanzas)."""
     run: list[int] = []
     last = 0
-    for position, number in found:
-        if last < number <= last + 2 and (run or number == 1):
+    for k, (position, number) in enumerate(found):
+        following = found[k + 1][1] if k + 1 < len(found) else None
+        # A number said twice where the next is missing ("24.", "24.", "26.") is a slip for it.
+        slip = bool(run) and number == last and following == last + 2
+        if (last < number <= last + 2 and (run or number == 1)) or slip:
             run.append(position)
-            last = number
+            last = number + 1 if slip else number
     if len(run) < NUMBERED_HEADINGS or words_after(run[0]) < CHAPTER_MIN_WORDS * len(run):
         return set()
     return set(run)

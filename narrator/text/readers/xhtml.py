@@ -300,10 +300,30 @@ class _Shared(TypedDict):
     source: Source | None
 
 
+#: A form's caption: the words of the panel around it besides the form's own, at most.
+PANEL_WORDS = 12
+
+
+def _interface_panels(body: etree._Element) -> set[etree._Element]:
+    """Each form (a site's "tell us what is wrong" box) with the panel around it that only captions
+    it: an interface the page kept, never the book."""
+    panels = set()
+    for form in body.iter("form"):
+        panel = form
+        while (parent := panel.getparent()) is not None and parent is not body:
+            inside = sum(len(text_of(f).split()) for f in parent.iter("form"))
+            if len(text_of(parent).split()) - inside > PANEL_WORDS:
+                break
+            panel = parent
+        panels.add(panel)
+    return panels
+
+
 class _Extractor:
-    def __init__(self, alt_text: bool, notes: str) -> None:
+    def __init__(self, alt_text: bool, notes: str, panels: set[etree._Element] | None = None) -> None:
         self.alt_text = alt_text
         self.drop_notes = notes == "drop"
+        self.panels = panels or set()
         self.blocks: list[Block] = []
         self.anchors: dict[str, int] = {}
         self.buffer: list[str] = []
@@ -379,6 +399,8 @@ class _Extractor:
 
     def walk(self, element: etree._Element, context: _Context, link: str) -> None:
         """Add one element's text (not its tail) to the blocks."""
+        if element in self.panels:
+            return
         tag = tag_of(element)
         silent = unspoken(element, self.drop_notes)
         if silent == "note":
@@ -454,7 +476,7 @@ def extract(root: etree._Element, alt_text: bool = False, notes: str = "drop") -
             title = text_of(element)
             break
     body = next((e for e in root.iter() if tag_of(e) == "body"), root)
-    extractor = _Extractor(alt_text, notes)
+    extractor = _Extractor(alt_text, notes, _interface_panels(body))
     extractor.walk(body, _Context(), link="")
     extractor.flush(_Context())
     extractor.attach_notes()  # notes after the last paragraph (endnotes) go with it

@@ -302,3 +302,33 @@ def test_a_paragraph_of_links_to_music_is_not_read_but_a_sentence_with_one_is(tm
     )
     assert "Listen" not in " ".join(book.chapters[0].paragraphs)
     assert any("links to the files beside the text" in note for note in book.notes)
+
+
+def test_a_heading_the_page_s_contents_names_otherwise_takes_the_contents_words(tmp_path: Path) -> None:
+    reading = "<p>Jesus was a little child once, and He knows what it is to be a child.</p>" * 20
+    page = (
+        "<html><body><h1>Morning Bells</h1><h2>Contents</h2>"
+        '<p><a href="#d1">"Thy Holy Child Jesus"</a><br/><a href="#d2">"Even Christ pleased not Himself"</a>'
+        '<br/><a href="#d3">Third Day</a> <a href="#d3">3</a></p>'
+        f'<h2 id="d1">1. First Day.</h2>{reading}<h2 id="d2">2. Second Day.</h2>{reading}'
+        f'<h2 id="d3">3. Third Day.</h2>{reading}</body></html>'
+    )
+    book = read_book(_write(tmp_path, "bells.html", page))
+    assert [c.title for c in book.chapters if c.kind == "body"] == [
+        '1. First Day. "Thy Holy Child Jesus"',
+        '2. Second Day. "Even Christ pleased not Himself"',
+        "3. Third Day",
+    ]
+
+
+def test_a_form_and_the_panel_that_captions_it_are_not_read(tmp_path: Path) -> None:
+    page = (
+        '<html><body><div class="proof-panel"><a href="#">_</a><b>Tell us what is wrong</b>'
+        '<form method="post" action="/proof">Email: <input name="email"/><p>Quote a few words around each'
+        " error.</p></form></div><h1>The Book</h1><p>The story begins on a quiet morning by the river.</p>"
+        "</body></html>"
+    )
+    book = read_book(_write(tmp_path, "site.html", page))
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "The story begins" in spoken
+    assert "wrong" not in spoken and "Email" not in spoken and "error" not in spoken

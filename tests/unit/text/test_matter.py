@@ -6,7 +6,7 @@ import pytest
 
 from narrator.core.book import Chapter
 from narrator.text.readers.matter import build_chapters, is_matter_title, without_edge_imprints
-from narrator.text.readers.titles import chapter_line, without_note_references
+from narrator.text.readers.titles import chapter_line, chapter_run, without_note_references
 from narrator.text.readers.xhtml import Block, Draft, Source
 
 PROSE = "The grandmother came to the valley in spring, and the children ran out to meet her at the gate."
@@ -229,3 +229,17 @@ def test_a_paragraph_of_the_chapters_titles_in_order_and_its_heading_are_not_rea
     verse = Draft("", [Block("Il vit I, II et III rois\nsous la pluie"), Block(PROSE)])
     chapters, _ = build_chapters([verse, *(Draft(t, [Block(PROSE)]) for t in ["I", "II", "III"])], "Rois")
     assert chapters[0].paragraphs == ("Il vit I, II et III rois\nsous la pluie", PROSE)
+
+
+@pytest.mark.parametrize("title", ["NOTE ON THE TEXT", "A Note on the Text", "Textual Notes"])
+def test_the_editors_note_on_the_text_is_matter(title: str) -> None:
+    assert is_matter_title(title)
+
+
+def test_a_chapter_number_said_twice_where_the_next_is_missing_is_a_slip_for_it() -> None:
+    def enough(start: int) -> int:
+        return 10**6
+
+    assert chapter_run(list(enumerate([1, 2, 3, 4, 4, 6, 7])), enough) == set(range(7))
+    # Said twice with the next number after it: the second is not a chapter.
+    assert chapter_run(list(enumerate([1, 2, 3, 3, 4, 5, 6])), enough) == {0, 1, 2, 4, 5, 6}
