@@ -140,8 +140,10 @@ def without_contents(lines: list[str]) -> tuple[list[str], list[Entry]]:
             break  # a heading right above running text: the text has begun
         if _PAGE_NUMBER.search(line):
             paged |= _entry_keys(line)
-        elif entry_key(line) in paged:
-            break  # an entry's heading in the text, where the contents gave its page
+        elif entry_key(line) in paged or _number_key(line) in paged:
+            # An entry's heading in the text, where the contents gave its page ("CAPITOLO I." for
+            # "I. GIÙ NELLA CONIGLIERA  1").
+            break
         end += 1
     if end >= len(lines) and not all(len(line.strip()) <= HEADING_CHARS for line in lines[start:]):
         return lines, []
@@ -155,11 +157,20 @@ def _entries(lines: list[str]) -> list[Entry]:
     group headings marked, column labels ("Page.", "Bladz.") and bracketed lines ("[Index]") left out."""
     rows: list[tuple[int, str, bool, bool]] = []  # indent, title, paged, after a blank line
     blank = True
+    # Where the page numbers end: a first row of a few words ending there too, with no number, is
+    # the columns' labels ("CAP.                PAGE.").
+    page_ends = sorted(len(line.rstrip()) for line in lines if _PAGE_NUMBER.search(line.strip()))
+    page_end = page_ends[len(page_ends) // 2] if page_ends else None
     for line in lines:
         stripped = line.strip()
         indent = len(line) - len(line.lstrip())
         if not stripped or (indent >= COLUMN_LABEL_INDENT and len(stripped.split()) == 1):
             blank = blank or not stripped
+            continue
+        labels = (
+            page_end is not None and abs(len(line.rstrip()) - page_end) <= 1 and len(stripped.split()) <= 3
+        )
+        if not rows and labels and not _PAGE_NUMBER.search(stripped):
             continue
         if stripped.startswith("["):
             continue
@@ -201,14 +212,23 @@ def _level_indent(indent: int, indents: set[int]) -> int:
     return indent
 
 
+def _number_key(line: str) -> str:
+    """The number of a chapter line ("CAPITOLO I." is "i"), which a numbered entry ("I. GIÙ NELLA
+    CONIGLIERA") answers to; "" for any other line."""
+    heading = chapter_line(line.strip())
+    return title_key(heading.group(3)) if heading else ""
+
+
 def _heading_keys(block: str) -> list[str]:
-    """The keys a short block could answer an entry with: its first line's, its first two lines'."""
+    """The keys a short block could answer an entry with: its first line's, its first two lines',
+    and its first line's number alone where that line is a chapter line."""
     lines = [line.strip() for line in block.strip("\n").split("\n")]
     if len(lines) > HEADING_LINES + 1 or lines[0].startswith("["):
         return []
     if any(len(line) > HEADING_CHARS for line in lines):
         return []
-    return [entry_key(" ".join(lines[:count])) for count in range(1, min(HEADING_LINES, len(lines)) + 1)]
+    keys = [entry_key(" ".join(lines[:count])) for count in range(1, min(HEADING_LINES, len(lines)) + 1)]
+    return [*keys, *filter(None, [_number_key(lines[0])])]
 
 
 def _answers(key: str, heading: str) -> bool:

@@ -35,6 +35,7 @@ from narrator.text.readers.titles import (
     chapter_line,
     chapter_run,
     title_from_stem,
+    title_key,
 )
 from narrator.text.readers.xhtml import GLOSSARY, PAGE_MARKER, Block, Draft
 
@@ -348,7 +349,9 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
         elif (number in names and not drafts[-1].blocks) or _is_subtitle(
             drafts[-1], raw_lines, [b for _, b in blocks[number + 1 : number + 2]]
         ):
-            drafts[-1].title = f"{drafts[-1].title.rstrip('.')}. {raw_lines[0].strip()}"
+            # A name the title already says (the contents' entry gave it) is not said twice.
+            if title_key(raw_lines[0]) not in title_key(drafts[-1].title):
+                drafts[-1].title = f"{drafts[-1].title.rstrip('.')}. {raw_lines[0].strip()}"
             continue
         if raw_lines and _in_columns(raw_lines):
             drafts[-1].blocks.append(Block(squash(" ".join(raw_lines)), types=frozenset({GLOSSARY})))

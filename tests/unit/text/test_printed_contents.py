@@ -344,3 +344,49 @@ def test_a_bracketed_note_that_closes_the_text_is_not_read() -> None:
     refs = "[RFC1034] Mockapetris, P., Domain names, November 1987.\n\n[RFC1123] Braden, R., Hosts, 1989."
     book = _book(f"CHAPTER I\n\n\n{_body('one')}\n\n\nCHAPTER II\n\n\n{_body('two')}\n\n\n{refs}\n")
     assert any("Mockapetris" in p for p in _said(book))
+
+
+ITALIAN = f"""    In su' vespri giocondi, dolcemente
+      Sul lago tranquillissimo voghiamo,
+
+INDICE.
+
+  CAP.                                             PAGE.
+     I. GIÙ NELLA CONIGLIERA                           1
+    II. LO STAGNO DI LAGRIME                          15
+   III. CORSA ARRUFFATA                               29
+
+[Illustrazione]
+
+CAPITOLO I.
+
+GIÙ NELLA CONIGLIERA.
+
+{_body("Alice cominciava a sentirsi stanca.")}
+
+CAPITOLO II.
+
+LO STAGNO DI LAGRIME.
+
+{_body("Curiosissimo!")}
+
+CAPITOLO III.
+
+CORSA ARRUFFATA.
+
+{_body("L'assemblea era bizzarra.")}
+"""
+
+
+def test_a_chapter_line_answers_the_entry_its_number_names_and_the_columns_labels_are_no_entry() -> None:
+    book = _book(ITALIAN)
+    assert [c.title for c in book.chapters if c.kind == "body"] == [
+        "I. GIÙ NELLA CONIGLIERA",
+        "II. LO STAGNO DI LAGRIME",
+        "III. CORSA ARRUFFATA",
+    ]
+    assert "the printed contents is the map: 3 of its 3 entries head the text" in " ".join(book.notes)
+    # Neither the columns' labels nor the headings the entries gave the titles are read.
+    said = _said(book)
+    assert said[0].startswith("Alice cominciava")
+    assert not any("PAGE" in p or "CAPITOLO" in p or "GIÙ NELLA" in p for p in said)
