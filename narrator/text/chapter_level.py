@@ -21,6 +21,7 @@ from narrator.text.readers.titles import (
     NUMBERED_HEADINGS,
     bare_number,
     chapter_line,
+    chapter_run,
     heads_a_chapter,
     title_key,
 )
@@ -115,29 +116,76 @@ def _heading_lines(chapter: Chapter) -> tuple[Chapter, list[int]]:
 
 def at_chapter_lines(chapters: Sequence[Chapter], book_title: str) -> tuple[list[Chapter], list[str]]:
     """A chapter that runs longer than a chapter does and holds chapter lines the contents did not
-    list (an EPUB made from a plain text lists only its title and licence) is split at them; its
-    own title, unless it only names the book, is their parent. And the plan-log lines that say so."""
+    list (an EPUB made from a plain text lists only its title and licence) is split at them, and a
+    chapter of numbered poems at their numerals; its own title, unless it only names the book, is
+    their parent. And the plan-log lines that say so."""
     kept: list[Chapter] = []
     notes: list[str] = []
     for chapter in chapters:
-        if chapter.kind != "body" or _chars(chapter) <= LONGEST_CHAPTER_CHARS:
+        if chapter.kind != "body":
             kept.append(chapter)
+            continue
+        if poems := _numbered_poems(chapter):
+            kept += _split_at(chapter, chapter, poems, book_title)
+            notes.append(f"chapter {chapter.title!r} is {len(poems)} numbered poems: each is a chapter")
             continue
         split, lines = _heading_lines(chapter)
-        if len(lines) < NUMBERED_HEADINGS:
+        if _chars(chapter) <= LONGEST_CHAPTER_CHARS or len(lines) < NUMBERED_HEADINGS:
             kept.append(chapter)
             continue
-        named = chapter.title and title_key(chapter.title) != title_key(book_title)
-        parents = (*chapter.parents, chapter.title) if named else chapter.parents
-        if lines[0] > 0 and any(p.strip() for p in split.paragraphs[: lines[0]]):
-            kept.append(_piece(split, 0, lines[0], chapter.title, chapter.parents))
-        for start, end in zip(lines, [*lines[1:], len(split.paragraphs)], strict=True):
-            kept.append(_piece(split, start + 1, end, split.paragraphs[start], parents))
+        kept += _split_at(chapter, split, lines, book_title)
         notes.append(
             f"chapter {chapter.title!r} runs over {LONGEST_CHAPTER_CHARS // CHARS_PER_MINUTE} minutes:"
             f" split at the {len(lines)} chapter lines in its text"
         )
     return kept, notes
+
+
+def _split_at(chapter: Chapter, split: Chapter, lines: list[int], book_title: str) -> list[Chapter]:
+    """``split`` (``chapter`` with its chapter lines as paragraphs) cut at those lines, each
+    titling its piece; what stands before the first keeps the chapter's title."""
+    named = chapter.title and title_key(chapter.title) != title_key(book_title)
+    parents = (*chapter.parents, chapter.title) if named else chapter.parents
+    pieces = []
+    if lines[0] > 0 and any(p.strip() for p in split.paragraphs[: lines[0]]):
+        pieces.append(_piece(split, 0, lines[0], chapter.title, chapter.parents))
+    for start, end in zip(lines, [*lines[1:], len(split.paragraphs)], strict=True):
+        pieces.append(_piece(split, start + 1, end, split.paragraphs[start], parents))
+    return pieces
+
+
+# Alone, "L" and "C" may be letters ("Appendix C"); in a count, after XLIX or XCIX, they are numbers.
+_LETTER_NUMERALS = {"L": 50, "C": 100}
+
+
+def _numeral(paragraph: str) -> int | None:
+    """The number a paragraph that is only a numeral says, "L" and "C" too (``chapter_run`` takes
+    them only where the count reaches them)."""
+    return bare_number(paragraph) or _LETTER_NUMERALS.get(paragraph.strip().rstrip("."))
+
+
+#: Numbered pieces are poems when this share of their paragraphs at least are verse (set in lines).
+VERSE_SHARE = 0.8
+#: ... and run this many words each at least, on average (a quatrain).
+POEM_WORDS = 20
+
+
+def _numbered_poems(chapter: Chapter) -> list[int]:
+    """The paragraphs that number the poems a chapter is made of ("I", verse, "II", verse ... as
+    A Shropshire Lad prints its 63): a listener of poetry moves poem by poem, however short, as
+    recordings of poetry are tracked. Only from the chapter's start, and only over verse: numbered
+    sections of prose are a chapter's own parts."""
+    paragraphs = chapter.paragraphs
+    found = [(n, value) for n, p in enumerate(paragraphs) if (value := _numeral(p)) is not None]
+
+    def words_after(start: int) -> int:
+        return sum(len(p.split()) for p in paragraphs[start:])
+
+    run = sorted(chapter_run(found, words_after, POEM_WORDS))
+    if not run or run[0] > 1:
+        return []
+    verse = [p for n, p in enumerate(paragraphs[run[0] :], run[0]) if n not in run]
+    return run if verse and sum("\n" in p for p in verse) >= VERSE_SHARE * len(verse) else []
 
 
 def _piece(chapter: Chapter, start: int, end: int, title: str, parents: tuple[str, ...]) -> Chapter:

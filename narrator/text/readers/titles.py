@@ -151,10 +151,13 @@ def bare_number(title: str) -> int | None:
     return roman_value(numeral)
 
 
-def chapter_run(found: list[tuple[int, int]], words_after: Callable[[int], int]) -> set[int]:
+def chapter_run(
+    found: list[tuple[int, int]], words_after: Callable[[int], int], least_words: int = CHAPTER_MIN_WORDS
+) -> set[int]:
     """Of numbered headings ``found`` (position, number), those that number a book's chapters:
-    counting up from 1, a single number missing or said twice now and then (a printer's slip), enough of them,
-    with a chapter's worth of text each (``words_after(position)``), else none (a list, stanzas)."""
+    counting up from 1, a single number missing or said twice now and then (a printer's slip),
+    enough of them, with ``least_words`` of text each (``words_after(position)``; a chapter's worth
+    unless told), else none (a list, stanzas)."""
     run: list[int] = []
     last = 0
     for k, (position, number) in enumerate(found):
@@ -164,7 +167,7 @@ def chapter_run(found: list[tuple[int, int]], words_after: Callable[[int], int])
         if (last < number <= last + 2 and (run or number == 1)) or slip:
             run.append(position)
             last = number + 1 if slip else number
-    if len(run) < NUMBERED_HEADINGS or words_after(run[0]) < CHAPTER_MIN_WORDS * len(run):
+    if len(run) < NUMBERED_HEADINGS or words_after(run[0]) < least_words * len(run):
         return set()
     return set(run)
 

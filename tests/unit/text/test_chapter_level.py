@@ -224,3 +224,30 @@ def test_an_untitled_piece_of_under_a_minute_opens_the_first_chapter_and_a_title
     assert kept[0].paragraphs[0] == blurb[0] and "a short piece before the first chapter" in notes[0]
     titled = [chapter("Snow", text=blurb), *chapters[1:]]
     assert with_front_pieces_folded(titled) == (titled, [])
+
+
+def test_a_chapter_of_numbered_poems_is_its_poems_and_numbered_prose_is_not_split() -> None:
+    stanza = "Loveliest of trees, the cherry now\nIs hung with bloom along the bough,\nAnd stands about"
+    numerals = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI"]
+    poems = tuple(p for numeral in numerals for p in (numeral, stanza, stanza))
+    kept, notes = at_chapter_lines([chapter("A Shropshire Lad", text=poems)], "Collected Poems")
+    assert [(c.title, c.parents) for c in kept] == [(n, ("A Shropshire Lad",)) for n in numerals]
+    assert kept[0].paragraphs == (stanza, stanza) and "11 numbered poems" in notes[0]
+    prose = tuple(p for numeral in numerals for p in (numeral, MINUTE))
+    assert at_chapter_lines([chapter("A Story", text=prose)], "Stories") == (
+        [chapter("A Story", text=prose)],
+        [],
+    )
+
+
+def test_l_after_xlix_counts_in_a_run_of_numbered_poems() -> None:
+    stanza = "Think no more, lad; laugh, be jolly:\nWhy should men make haste to die?\nEmpty heads"
+    numbers = ["XLVII", "XLVIII", "XLIX", "L", "LI"]
+    poems = tuple(p for numeral in [*("I", "II", "III"), *numbers] for p in (numeral, stanza))
+    kept, _ = at_chapter_lines([chapter("Poems", text=poems)], "Poems")
+    assert "L" not in [c.title for c in kept]  # the count jumps from III to XLVII: no run past III
+    run = [*(f"{n}" for n in range(1, 50)), "L", "51"]
+    kept, _ = at_chapter_lines(
+        [chapter("Poems", text=tuple(p for n in run for p in (n, stanza, stanza)))], "x"
+    )
+    assert [c.title for c in kept][-3:] == ["49", "L", "51"]
