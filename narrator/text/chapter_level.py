@@ -181,10 +181,11 @@ def _numbered_poems(chapter: Chapter) -> list[int]:
     def words_after(start: int) -> int:
         return sum(len(p.split()) for p in paragraphs[start:])
 
-    run = sorted(chapter_run(found, words_after, POEM_WORDS))
+    numerals = chapter_run(found, words_after, POEM_WORDS)
+    run = sorted(numerals)
     if not run or run[0] > 1:
         return []
-    verse = [p for n, p in enumerate(paragraphs[run[0] :], run[0]) if n not in run]
+    verse = [p for n, p in enumerate(paragraphs[run[0] :], run[0]) if n not in numerals]
     return run if verse and sum("\n" in p for p in verse) >= VERSE_SHARE * len(verse) else []
 
 

@@ -28,9 +28,9 @@ _PAGE_AT_END = re.compile(r"(?:\s|\.{2,}|\u2026)(\d{1,3}|[ivxlc]{1,6})\.?$", re.
 # A locator of page and line before a note: "Str. 9, w. 5.", "Page 12, line 4", "S. 5, Z. 3".
 _LOCATOR = re.compile(r"^\W*([^\W\d_]{1,8})\.?\s*(\d{1,4})\s*[,.]\s*([^\W\d_]{1,8})\.?\s*\d{1,4}\b")
 YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
-# A count and what it counts, as a field of an entry: "77 paĝoj.", "254 pages,", "5 pesetas;".
 #: A priced entry ("Bergson: An Introduction to Metaphysics. (LLA 10) .40") runs this long at most.
 PRICED_ENTRY_WORDS = 20
+# A count and what it counts, as a field of an entry: "77 paĝoj.", "254 pages,", "5 pesetas;".
 _COUNT = re.compile(r"\b\d{1,4}\s+([^\W\d_]{3,})\s*[.,;)]")
 # A price closing a list's entry: "(LLA 24) .40", "Price $3.00".
 _PRICE = re.compile(r"(?:[$£€]\s?\d[\d,]*(?:\.\d\d)?|(?<![\w.])\d{0,3}\.\d\d)\W{0,2}$")

@@ -258,11 +258,12 @@ def _contents_links(root: etree._Element, document: Document) -> dict[int, str]:
         index = document.anchors.get(href[1:]) if href.startswith("#") else None
         if index is not None and index < len(blocks) and blocks[index].heading:
             headed[link] = index
-    holders = Counter(_holder(link) for link in headed)
+    holder = {link: _holder(link) for link in headed}
+    links_in = Counter(holder.values())
     linked: dict[int, str] = {}
     for link, index in headed.items():
         words = squash(text_of(link))
-        listed = holders[_holder(link)] >= CONTENTS_LINKS
+        listed = links_in[holder[link]] >= CONTENTS_LINKS
         if not linked.get(index) or (listed and not _names_something(linked[index])):
             linked[index] = words if listed else ""
     return linked if len(linked) >= CONTENTS_LINKS else {}

@@ -320,10 +320,11 @@ def _interface_panels(body: etree._Element) -> set[etree._Element]:
 
 
 class _Extractor:
-    def __init__(self, alt_text: bool, notes: str, panels: set[etree._Element] | None = None) -> None:
+    def __init__(self, alt_text: bool, notes: str, panels: set[etree._Element]) -> None:
         self.alt_text = alt_text
         self.drop_notes = notes == "drop"
-        self.panels = panels or set()
+        #: Forms and the panels captioning them: never walked.
+        self.panels = panels
         self.blocks: list[Block] = []
         self.anchors: dict[str, int] = {}
         self.buffer: list[str] = []
@@ -388,8 +389,10 @@ class _Extractor:
             if SCENE_BREAK.match(text):
                 self.blocks.append(Block(is_break=True, **common))
             else:
-                share, files = (min(link_chars, len(text)), file_link_chars) if len(stanzas) == 1 else (0, 0)
-                self.blocks.append(Block(text, link_chars=share, file_link_chars=min(files, share), **common))
+                share = min(link_chars, len(text)) if len(stanzas) == 1 else 0
+                self.blocks.append(
+                    Block(text, link_chars=share, file_link_chars=min(file_link_chars, share), **common)
+                )
 
     def anchor(self, element: etree._Element, tag: str) -> None:
         for key in ("id", "name") if tag == "a" else ("id",):
