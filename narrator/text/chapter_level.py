@@ -129,6 +129,10 @@ def at_chapter_lines(chapters: Sequence[Chapter], book_title: str) -> tuple[list
             kept += _split_at(chapter, chapter, poems, book_title)
             notes.append(f"chapter {chapter.title!r} is {len(poems)} numbered poems: each is a chapter")
             continue
+        if poems := _titled_poems(chapter):
+            kept += _split_at(chapter, chapter, poems, book_title)
+            notes.append(f"chapter {chapter.title!r} is {len(poems)} titled poems: each is a chapter")
+            continue
         split, lines = _heading_lines(chapter)
         if _chars(chapter) <= LONGEST_CHAPTER_CHARS or len(lines) < NUMBERED_HEADINGS:
             kept.append(chapter)
@@ -187,6 +191,44 @@ def _numbered_poems(chapter: Chapter) -> list[int]:
         return []
     verse = [p for n, p in enumerate(paragraphs[run[0] :], run[0]) if n not in numerals]
     return run if verse and sum("\n" in p for p in verse) >= VERSE_SHARE * len(verse) else []
+
+
+#: A poem's title is a line of at most this many words ...
+POEM_TITLE_WORDS = 8
+#: ... and a chapter is titled poems when it has this many at least.
+TITLED_POEMS = 3
+
+
+def _is_poem_title(paragraph: str) -> bool:
+    """One short line, capitalised, that neither runs on nor ends as a sentence ("Oklahoma",
+    "Champs de Honneur"): a one-line stanza or a line of dialogue ends in a stop or a quotation
+    mark, and so is never taken for a title."""
+    text = paragraph.strip()
+    return (
+        "\n" not in text
+        and len(text.split()) <= POEM_TITLE_WORDS
+        and text[:1].isupper()
+        and not text.endswith((",", ";", ":", ".", "!", "?", "…", "—", "\u201d", "\u2019", '"', "'"))
+    )
+
+
+def _titled_poems(chapter: Chapter) -> list[int]:
+    """The paragraphs that title the poems a chapter is made of (a title line, verse, a title
+    line, verse ... from its start), each a chapter as numbered poems are. The titles must all
+    differ: a play's speakers, named again and again over their verse, are no poems' titles."""
+    paragraphs = chapter.paragraphs
+    titles = [n for n, p in enumerate(paragraphs) if _is_poem_title(p)]
+    if len(titles) < TITLED_POEMS or titles[0] != 0:
+        return []
+    if any(b - a < 2 for a, b in zip(titles, [*titles[1:], len(paragraphs)], strict=True)):
+        return []
+    if len({title_key(paragraphs[n]) for n in titles}) < len(titles):
+        return []
+    verse = [p for n, p in enumerate(paragraphs) if n not in set(titles)]
+    words = sum(len(p.split()) for p in verse)
+    if words < POEM_WORDS * len(titles):
+        return []
+    return titles if sum("\n" in p for p in verse) >= VERSE_SHARE * len(verse) else []
 
 
 def _piece(chapter: Chapter, start: int, end: int, title: str, parents: tuple[str, ...]) -> Chapter:

@@ -34,6 +34,7 @@ from narrator.text.readers.decode import clean_text, decode_text, squash
 from narrator.text.readers.html import drafts_at_headings
 from narrator.text.readers.matter import build_chapters
 from narrator.text.readers.titles import title_from_stem
+from narrator.text.readers.verse import is_verse
 from narrator.text.readers.xhtml import FILE_LINK, Block, Draft
 
 # attrs: pandoc's image attributes ('![](cover.png){width="8.3in"}') are the image's, not text.
@@ -70,6 +71,8 @@ _LATEX_STYLED = re.compile(r"\\[a-zA-Z]+\{([^{}]*)\}")
 _LATEX_COMMAND = re.compile(r"\\([a-zA-Z]+)")
 #: How a footnote read aloud begins, as in the other readers.
 FOOTNOTE = "Footnote: "
+# Marks a line break in the source while a paragraph's text is gathered (a private-use character).
+_SOFT_BREAK = "\ue002"
 #: The ARIA role of a paragraph of links only; it is not read.
 NAVIGATION = "navigation"
 # A line that only names an image file, perhaps after one word: "Insert 18333fig0101.png", "fig2.svg".
@@ -125,7 +128,7 @@ def _inline(children: Iterable[Token]) -> _Inline:
                 file_link_chars += len(token.content.strip()) if to_file else 0
                 link_alnum += sum(ch.isalnum() for ch in token.content)
         elif token.type == "softbreak":
-            parts.append(" ")
+            parts.append(_SOFT_BREAK)
         elif token.type == "hardbreak":
             parts.append("\n")
         elif token.type == "link_open":
@@ -138,7 +141,9 @@ def _inline(children: Iterable[Token]) -> _Inline:
             # By id: pandoc's inline notes ("^[...]") have no label.
             notes.append(str(token.meta["id"]))
         # Images, their alt text and inline HTML (comments, tags) are not read.
-    said = _CITATION.sub("", "".join(parts))
+    lines = "".join(parts).split(_SOFT_BREAK)
+    # A line break in the source is a space, unless the lines have the shape of verse.
+    said = _CITATION.sub("", ("\n" if is_verse(lines) else " ").join(lines))
     said = _UNDEFINED_REFERENCE.sub(lambda m: "" if m[1] else m[2], said)
     text = "\n".join(squash(line) for line in said.split("\n")).strip()
     return _Inline(text, link_chars, link_alnum, file_link_chars, notes)

@@ -37,13 +37,11 @@ from narrator.text.readers.titles import (
     title_from_stem,
     title_key,
 )
+from narrator.text.readers.verse import is_verse
 from narrator.text.readers.xhtml import GLOSSARY, PAGE_MARKER, Block, Draft
 
-#: Verse lines are at most this long; prose wrapped for print runs to 60-75 characters.
-VERSE_LINE_CHARS = 50
 #: Longest line that can be a heading.
 HEADING_CHARS = 80
-_VERSE_LINE_START = re.compile(r"^[\"'\u2018\u201c(]?[A-Z]")
 #: Project Gutenberg sets a heading off by four blank lines before it (two before a sub-heading).
 HEADING_BLANKS = 3
 _NAMED_HEADING = re.compile(
@@ -97,33 +95,8 @@ CAPTION = "Illustration: "
 _FIGURE = "\ue001"
 
 
-def _is_wrapped(raw_lines: list[str]) -> bool:
-    """Prose wrapped to a width: every line but the last long, most running on without a stop,
-    and not every line capitalised as verse is."""
-    full = [line.strip() for line in raw_lines[:-1]]
-    stops = sum(line.endswith((",", ".", ";", ":", "!", "?")) for line in full)
-    capitals = all(_VERSE_LINE_START.match(line.strip()) for line in raw_lines[1:])
-    return all(len(line) > VERSE_LINE_CHARS for line in full) and stops * 2 <= len(full) and not capitals
-
-
-def _is_verse(raw_lines: list[str]) -> bool:
-    """Two or more lines, all indented and not prose wrapped to a width (an RFC's paragraphs), or
-    all short and capitalised as verse is printed.
-
-    Short lines that each end a sentence read the same either way, so they stay prose.
-    """
-    if len(raw_lines) < 2:
-        return False
-    if all(line.startswith(("  ", "\t")) for line in raw_lines):
-        return not _is_wrapped(raw_lines)
-    stripped = [line.strip() for line in raw_lines]
-    return all(
-        len(line) <= VERSE_LINE_CHARS and _VERSE_LINE_START.match(line) for line in stripped
-    ) and not all(line.endswith((".", "!", "?")) for line in stripped)
-
-
 def _paragraph(raw_lines: list[str]) -> str:
-    if _is_verse(raw_lines):
+    if is_verse(raw_lines):
         return "\n".join(squash(line) for line in raw_lines)
     return squash(" ".join(raw_lines))
 

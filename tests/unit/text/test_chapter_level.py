@@ -240,6 +240,21 @@ def test_a_chapter_of_numbered_poems_is_its_poems_and_numbered_prose_is_not_spli
     )
 
 
+def test_a_chapter_of_titled_poems_is_its_poems_and_dialogue_in_verse_is_not_split() -> None:
+    stanza = "The sea desires deep hulls\nIt swells and rolls\nThe screw churns a throb"
+    titles = ["Mitraigliatrice", "Oklahoma", "Oily Weather", "Champs de Honneur"]
+    poems = tuple(p for title in titles for p in (title, stanza, stanza))
+    kept, notes = at_chapter_lines([chapter("Ten Poems", text=poems)], "Three Stories and Ten Poems")
+    assert [(c.title, c.parents) for c in kept] == [(t, ("Ten Poems",)) for t in titles]
+    assert kept[1].paragraphs == (stanza, stanza) and "4 titled poems" in notes[0]
+    # A dialogue poem: one-line speeches end as sentences; a play's speakers repeat.
+    said = ("“What’s this?”", "“I let myself in at the kitchen door.”", "“A bill—”")
+    dialogue = ("Not Answering", *(p for line in said for p in (line, stanza)))
+    speakers = tuple(p for name in ("Hamlet", "Horatio", "Hamlet") for p in (name, stanza))
+    for text in (dialogue, speakers):
+        assert at_chapter_lines([chapter("The Housekeeper", text=text)], "North of Boston")[1] == []
+
+
 def test_l_after_xlix_counts_in_a_run_of_numbered_poems() -> None:
     stanza = "Think no more, lad; laugh, be jolly:\nWhy should men make haste to die?\nEmpty heads"
     numbers = ["XLVII", "XLVIII", "XLIX", "L", "LI"]

@@ -257,3 +257,20 @@ def test_metadata_written_as_headings_at_the_top_is_metadata_not_text(tmp_path: 
     # One heading that only looks like a field is a chapter's title.
     path.write_text("# Note: on style\n\nShort words are best.\n\n# Two\n\nAnd so on.\n", encoding="utf-8")
     assert read_book(path).chapters[0].title == "Note: on style"
+
+
+def test_lines_with_the_shape_of_verse_keep_their_breaks_and_wrapped_prose_is_joined(tmp_path: Path) -> None:
+    path = tmp_path / "poems.md"
+    path.write_text(
+        "# Oklahoma\n\nAll of the Indians are dead\n(A good Indian is a dead Indian)\n"
+        "Or riding in motor cars\n(the oil lands, you know, they're all rich)\n\n"
+        "Prose wrapped for an editor runs on past the fiftieth column of the line\n"
+        "and on, without a capital, until the sentence ends where it ends.\n",
+        encoding="utf-8",
+    )
+    assert read_book(path).chapters[0].paragraphs == (
+        "All of the Indians are dead\n(A good Indian is a dead Indian)\n"
+        "Or riding in motor cars\n(the oil lands, you know, they're all rich)",
+        "Prose wrapped for an editor runs on past the fiftieth column of the line "
+        "and on, without a capital, until the sentence ends where it ends.",
+    )
