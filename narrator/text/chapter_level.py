@@ -200,14 +200,16 @@ TITLED_POEMS = 3
 
 
 def _is_poem_title(paragraph: str) -> bool:
-    """One short line, capitalised, that neither runs on nor ends as a sentence ("Oklahoma",
-    "Champs de Honneur"): a one-line stanza or a line of dialogue ends in a stop or a quotation
-    mark, and so is never taken for a title."""
+    """One short line, not in lower case, that neither runs on nor ends as a sentence ("Oklahoma",
+    "Champs de Honneur", "春の日の夕暮"): a one-line stanza or a line of dialogue ends in a stop or a
+    quotation mark, and so is never taken for a title; a numeral numbers a poem's parts."""
     text = paragraph.strip()
     return (
         "\n" not in text
         and len(text.split()) <= POEM_TITLE_WORDS
-        and text[:1].isupper()
+        and text[:1].isalnum()
+        and not text[:1].islower()
+        and _numeral(text) is None
         and not text.endswith((",", ";", ":", ".", "!", "?", "…", "—", "\u201d", "\u2019", '"', "'"))
     )
 
