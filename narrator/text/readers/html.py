@@ -138,6 +138,10 @@ def _found_levels(blocks: list[Block]) -> tuple[int, int, str | None]:
     deeper = [level for level in repeated if level > chapter_level and not _one_piece(under.get(level, []))]
     if _one_piece(under.get(chapter_level, [])) and deeper:
         chapter_level = deeper[0]
+    elif not repeated and len(set(levels)) > 1 and blocks and blocks[0].heading == chapter_level:
+        # Each level used once, the shallowest opening the document: that is its title, and the
+        # next level its one chapter ("<h1>The Seven Valleys and the Four</h1> … <h2>The Seven Valleys</h2>").
+        chapter_level = sorted(set(levels))[1]
     return (chapter_level, *_counted_level(blocks, chapter_level))
 
 

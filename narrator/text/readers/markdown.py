@@ -21,7 +21,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
-from lxml import html as lxml_html
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.attrs import attrs_plugin
@@ -35,7 +34,7 @@ from narrator.text.readers.html import drafts_at_headings
 from narrator.text.readers.matter import build_chapters
 from narrator.text.readers.titles import title_from_stem
 from narrator.text.readers.verse import is_verse
-from narrator.text.readers.xhtml import FILE_LINK, Block, Draft
+from narrator.text.readers.xhtml import FILE_LINK, Block, Draft, extract, parse_html
 
 # attrs: pandoc's image attributes ('![](cover.png){width="8.3in"}') are the image's, not text.
 # dollarmath: "$\\beta$" as pandoc reads it; "$5 and $6" stay prices.
@@ -295,9 +294,12 @@ def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
             blocks += [Block(row) for row in rows]
             unread["tables read row by row"] += 1
         elif token.type == "html_block":
-            words = squash(lxml_html.fragment_fromstring(token.content, create_parent="div").text_content())
-            if words and not token.content.lstrip().startswith("<!--"):
-                blocks.append(Block(words))
+            # Raw HTML is read as an HTML page is, its headings headings: some ".md" books are
+            # HTML throughout.
+            root = parse_html(token.content)
+            html_blocks = extract(root, notes=notes).blocks if root is not None else []
+            if html_blocks:
+                blocks += html_blocks
             else:
                 unread["HTML blocks or comments"] += 1
         elif token.type in ("fence", "code_block"):

@@ -541,6 +541,52 @@ def _drop_closing_sections(draft: Draft, book_title: str) -> list[str]:
     return notes[::-1]
 
 
+# The words a book's text ends on, alone on their line, in the corpus's languages.
+_THE_END = re.compile(
+    r"^[\W_]*(the end|finis|fin|ende|einde|fine|slut|loppu|vége|koniec|konec|kraj|sfârșit|τέλος|конец|кінець"
+    r"|終|完|おわり|終わり|全文完|النهاية|הסוף)[\W_]*$",
+    re.IGNORECASE,
+)
+#: What follows "The End" in the last chapter is the producer's where it is at most this share of
+#: the chapter: an imprint, a transcriber's errata, notes on the files.
+AFTER_THE_END_SHARE = 0.5
+
+
+def _drop_after_the_end(draft: Draft) -> list[str]:
+    """Drop what follows the line that ends the book ("FINIS.", "THE END") in its last chapter,
+    where it is shorter than the chapter's text: a printer's imprint, a transcriber's errata, how
+    to play the music files. A book ends where it says it does."""
+    ends = [n for n, b in enumerate(draft.blocks) if b.text and not b.heading and _THE_END.match(b.text)]
+    if not ends:
+        return []
+    after = draft.blocks[ends[-1] + 1 :]
+    chars = sum(len(b.text) for b in after)
+    if not chars or chars > AFTER_THE_END_SHARE * sum(len(b.text) for b in draft.blocks):
+        return []
+    del draft.blocks[ends[-1] + 1 :]
+    first = next(b.text for b in after if b.text)
+    end = draft.blocks[ends[-1]].text
+    return [f"not read: {len(after)} paragraphs after {end!r}, from {first[:60]!r}: after the book's end"]
+
+
+#: A closing paragraph this short that gives a web address is the producer's, not the book's.
+CLOSING_ADDRESS_WORDS = 40
+
+
+def _drop_closing_address(draft: Draft) -> list[str]:
+    """Drop the book's last paragraph where it is short and gives a web address: a library's or
+    a site's terms of use in the book's own language ("… www.bahai.org/fa/legal …"), which no
+    list of wordings can know."""
+    texts = [n for n, b in enumerate(draft.blocks) if b.text and not b.heading]
+    if len(texts) < 2:
+        return []
+    last = draft.blocks[texts[-1]]
+    if not _WEB_ADDRESS.search(last.text) or words(last.text) > CLOSING_ADDRESS_WORDS:
+        return []
+    del draft.blocks[texts[-1]]
+    return [f"not read: the closing paragraph {last.text[:60]!r}: a web address after the book's text"]
+
+
 def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter, ...], tuple[str, ...]]:
     """Classify drafts as body, front or back matter, strip boilerplate from the body, make Chapters;
     and the plan-log lines for the paragraphs dropped as the producer's.
@@ -574,6 +620,8 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
             notes += _drop_contents_lines(draft, keys[n + 1 :])
     if body := [d for d, rule in zip(drafts, rules, strict=True) if not rule]:
         notes += _drop_closing_sections(body[-1], book_title)
+        notes += _drop_after_the_end(body[-1])
+        notes += _drop_closing_address(body[-1])
     story = next((n for n, draft in enumerate(drafts) if not rules[n] and _has_sentences(draft)), len(drafts))
     for n, draft in enumerate(drafts):
         if not rules[n] and n != story and _is_title_page(draft, book_title, n < story):

@@ -59,9 +59,11 @@ _NUMBERED_HEADING = re.compile(r"^(?P<number>\d{1,3})\.?[ \t]+(?P<name>[^\W\d_][
 #: A closing section's heading after the numbered ones is a few words ("Conclusion", "Epilogue").
 CLOSING_HEADING_WORDS = 3
 # "[Illustration: ...]" and its cousins, by the word's root where languages share it
-# ("[Illustrazione]", "[Ilustración]") and by the other words transcribers use for a picture.
+# ("[Illustrazione]", "[Ilustración]") and by the other words transcribers use for a picture, or
+# for a printed score ("[Music]").
 _ILLUSTRATION = re.compile(
-    r"\[(?:Ill?ustra\w*|Vignette|Gravure|Image|Figur[ae]?|Abbildung|Bild|Grabado|Lámina|Plate|Picture)"
+    r"\[(?:Ill?ustra\w*|Vignette|Gravure|Image|Figur[ae]?|Abbildung|Bild|Grabado|Lámina|Plate|Picture"
+    r"|Music|Musique|Musik|Música|Musica|Decoration|Ornament)"
     r"(?:[:.]\s*(?P<caption>[^\]]*))?\]",
     re.IGNORECASE,
 )

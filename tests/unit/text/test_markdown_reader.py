@@ -274,3 +274,22 @@ def test_lines_with_the_shape_of_verse_keep_their_breaks_and_wrapped_prose_is_jo
         "Prose wrapped for an editor runs on past the fiftieth column of the line "
         "and on, without a capital, until the sentence ends where it ends.",
     )
+
+
+def test_a_markdown_file_of_raw_html_is_read_by_its_html_headings(tmp_path: Path) -> None:
+    html = (
+        "\n<h1>孫子兵法</h1>\n<h2>始計</h2>\n<p>孫子曰：兵者，國之大事。</p>\n"
+        "<h2>作戰</h2>\n<p>孫子曰：凡用兵之法。</p>\n<!-- a comment -->\n"
+    )
+    path = tmp_path / "sunzi.md"
+    path.write_text(html, encoding="utf-8")
+    book = read_book(path)
+    assert book.title == "孫子兵法"
+    assert [(c.title, c.paragraphs) for c in book.chapters] == [
+        ("始計", ("孫子曰：兵者，國之大事。",)),
+        ("作戰", ("孫子曰：凡用兵之法。",)),
+    ]
+    # One heading of each level, the first opening the file: the title over its one chapter.
+    path.write_text("<h1>Two Works</h1>\n<h2>The First</h2>\n<p>Text.</p>\n", encoding="utf-8")
+    book = read_book(path)
+    assert (book.title, [c.title for c in book.chapters]) == ("Two Works", ["The First"])

@@ -243,3 +243,16 @@ def test_a_chapter_number_said_twice_where_the_next_is_missing_is_a_slip_for_it(
     assert chapter_run(list(enumerate([1, 2, 3, 4, 4, 6, 7])), enough) == set(range(7))
     # Said twice with the next number after it: the second is not a chapter.
     assert chapter_run(list(enumerate([1, 2, 3, 3, 4, 5, 6])), enough) == {0, 1, 2, 4, 5, 6}
+
+
+def test_what_follows_the_end_and_a_closing_web_address_are_not_read_but_a_long_sequel_is() -> None:
+    imprint = [Block("Printed in Great Britain by Richard Clay."), Block("Errata Noted by Transcriber:")]
+    last = Draft("SCENE V", [Block(PROSE), Block("FINIS."), *imprint])
+    chapters, notes = build_chapters([Draft("SCENE IV", [Block(PROSE)]), last], "The Beggar's Opera")
+    assert chapters[1].paragraphs == (PROSE, "FINIS.") and "after the book's end" in notes[-1]
+    # A story that goes on past a "Fin" of its own for longer than it ran is still the book.
+    sequel = Draft("Epílogo", [Block("Poco."), Block("Fin"), Block(PROSE)])
+    assert build_chapters([sequel], "Cuentos")[0][0].paragraphs == ("Poco.", "Fin", PROSE)
+    terms = "این سند از کتابخانهٔ مراجع بهائی دانلود شده است. www.bahai.org/fa/legal استفاده نمائید."
+    chapters, notes = build_chapters([Draft("هفت وادی", [Block(PROSE), Block(terms)])], "هفت وادی")
+    assert chapters[0].paragraphs == (PROSE,) and "a web address" in notes[-1]
