@@ -31,6 +31,13 @@ _ENCLOSED_HEADING = re.compile(r"［＃(?P<level>大|中|小)見出し］(?P<tit
 # A Roman numeral the character set lacks, as a note naming its number (ローマ数字2).
 _ROMAN_GAIJI = re.compile(r"※［＃ローマ数字(?P<n>\d{1,2})、[^］]*］")
 _ROMAN = ("", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII")
+# Verse is set off in an indented block, from ここから２字下げ to ここで字下げ終わり.
+_BLOCK_START = re.compile(r"［＃ここから[^］]*字下げ")
+_BLOCK_END = "［＃ここで字下げ終わり］"
+#: A line of verse runs at most this many characters; ...
+VERSE_LINE_CHARS = 30
+# ... a paragraph of prose opens with one ideographic space, or with a quotation.
+_PROSE_LINE = re.compile(r"^(\u3000(?!\u3000)|[「『（(])")
 
 
 def is_aozora(text: str) -> bool:
@@ -42,15 +49,6 @@ def is_aozora(text: str) -> bool:
 
 def _plain(line: str) -> str:
     return squash(_RUBY.sub("", _NOTE.sub("", line)).replace("｜", "").replace("※", ""))
-
-
-# Verse is set off in an indented block, from ここから２字下げ to ここで字下げ終わり.
-_BLOCK_START = re.compile(r"［＃ここから[^］]*字下げ")
-_BLOCK_END = "［＃ここで字下げ終わり］"
-#: A line of verse runs at most this many characters; ...
-VERSE_LINE_CHARS = 30
-# ... a paragraph of prose opens with one ideographic space, or with a quotation.
-_PROSE_LINE = re.compile(r"^(\u3000(?!\u3000)|[「『（(])")
 
 
 def _is_verse_line(line: str, plain: str) -> bool:
