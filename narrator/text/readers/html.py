@@ -17,6 +17,7 @@ from narrator.text.readers.apparatus import MOST
 from narrator.text.readers.decode import decode_text, squash
 from narrator.text.readers.matter import PG_END, build_chapters, is_matter_title, unwrapped_title
 from narrator.text.readers.titles import (
+    BYLINE,
     NUMBER_WORD,
     bare_number,
     chapter_line,
@@ -24,6 +25,7 @@ from narrator.text.readers.titles import (
     counted_label,
     heads_a_chapter,
     labelled,
+    numbered_title,
     title_from_stem,
     title_key,
 )
@@ -69,12 +71,13 @@ def decode_html(path: Path, data: bytes) -> tuple[str, str]:
 
 
 def _numeral_headings(blocks: list[Block]) -> list[Block]:
-    """Paragraphs that are only a numeral, counting up like chapters ("א.", "ב.", ... in a Word
-    export with no heading styles), made headings one level below the document's deepest."""
+    """Paragraphs that are only a numeral, or a number and a short name, counting up like chapters
+    ("א.", "ב.", ... in a Word export with no heading styles; "1. Frá Gylfa konungi ok Gefjuni." in
+    bold), made headings one level below the document's deepest."""
     found = [
         (n, value)
         for n, b in enumerate(blocks)
-        if not b.heading and (value := bare_number(b.text)) is not None
+        if not b.heading and (value := bare_number(b.text) or numbered_title(b.text)) is not None
     ]
     numerals = chapter_run(found, lambda start: sum(len(b.text.split()) for b in blocks[start:]))
     if not numerals:
@@ -138,9 +141,16 @@ def _found_levels(blocks: list[Block]) -> tuple[int, int, str | None]:
     deeper = [level for level in repeated if level > chapter_level and not _one_piece(under.get(level, []))]
     if _one_piece(under.get(chapter_level, [])) and deeper:
         chapter_level = deeper[0]
-    elif not repeated and len(set(levels)) > 1 and blocks and blocks[0].heading == chapter_level:
+    elif (
+        not repeated
+        and len(set(levels)) > 1
+        and blocks
+        and blocks[0].heading == chapter_level
+        and not any(BYLINE.match(b.text) for b in blocks if b.heading)
+    ):
         # Each level used once, the shallowest opening the document: that is its title, and the
-        # next level its one chapter ("<h1>The Seven Valleys and the Four</h1> … <h2>The Seven Valleys</h2>").
+        # next level its one chapter ("<h1>The Seven Valleys and the Four</h1> … <h2>The Seven
+        # Valleys</h2>"), unless a heading is a byline ("<h2>By Charlotte Perkins Gilman</h2>").
         chapter_level = sorted(set(levels))[1]
     return (chapter_level, *_counted_level(blocks, chapter_level))
 

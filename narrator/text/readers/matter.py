@@ -26,7 +26,7 @@ from narrator.text.readers.apparatus import (
 )
 from narrator.text.readers.decode import squash
 from narrator.text.readers.repetition import drop_from_drafts
-from narrator.text.readers.titles import heads_a_chapter, title_key
+from narrator.text.readers.titles import BYLINE, heads_a_chapter, title_key
 from narrator.text.readers.xhtml import ERRATA, GLOSSARY, UNLISTED, Block, Draft
 
 PG_START = re.compile(
@@ -360,7 +360,7 @@ def _is_title_page(draft: Draft, book_title: str, before_story: bool) -> bool:
         return bool(title) and _same_title(title, book)
     if word_count(b for b in draft.blocks if not b.boilerplate) > 60 or _has_sentences(draft):
         return False
-    byline = any(text.lower().startswith("by ") for text in texts)
+    byline = any(BYLINE.match(text) for text in texts)
     named = title in ("", "cover", "titlepage", "title") or _same_title(title, book)
     # Before the story a page of short lines set in capitals, or under a heading in capitals, is one
     # too ("OEUVRES", "DE", "VOLTAIRE"; "OBRAS DO AUTOR" over the author's other titles).
@@ -660,7 +660,7 @@ def without_edge_imprints(
     Evidence, not a list of publishers: the few short lines before the first paragraph of prose go
     when one of them is the book's title, names its author or states a copyright; after the last
     paragraph, the lines from where the title or author is said again, when the title is among them
-    (an author's name alone there may be a letter's signature).
+    (an author's name alone there may be a letter's signature; "Viktor Dyk Krysař" says both).
     """
     places = [
         (c, p)
@@ -678,6 +678,10 @@ def without_edge_imprints(
 
     def is_title(line: str) -> bool:
         return bool(key) and title_key(line) == key
+
+    def says_title(line: str) -> bool:
+        """The title, alone or in a short line with the author's name ("Viktor Dyk Krysař")."""
+        return bool(key) and key in title_key(line) and words(line) <= HEADING_WORDS
 
     def names_author(line: str) -> bool:
         return any(names <= _names(line) for names in authors_words)
@@ -706,7 +710,10 @@ def without_edge_imprints(
     # A title page the reader already found is evidence too: the lines right after it continue it
     # (after a contents page, they open the first chapter).
     before = [chapter for chapter in chapters[: places[0][0]] if chapter.paragraphs or chapter.kind != "body"]
-    after_title_page = bool(before) and before[-1].skipped_by == "title page"
+    # ... but not over lines of dialogue: a title page quotes no one.
+    after_title_page = (
+        bool(before) and before[-1].skipped_by == "title page" and not any(_DIALOGUE.search(x) for x in start)
+    )
     evidence = any(is_title(x) or names_author(x) or _claims_rights(x) for x in start)
     named = after_title_page or abstract or evidence
     opening = len(start) if _is_imprint(start) and named else 0
@@ -716,7 +723,7 @@ def without_edge_imprints(
         (n for n in range(after, len(said)) if is_title(said[n]) or names_author(said[n])), len(said)
     )
     end = said[begins:]
-    closing = len(end) if _is_imprint(end) and any(is_title(x) for x in end) else 0
+    closing = len(end) if _is_imprint(end) and any(says_title(x) for x in end) else 0
     gone = {*places[:opening], *places[len(places) - closing :]}
     if not gone:
         return list(chapters), []
@@ -732,6 +739,12 @@ def without_edge_imprints(
         elif chapter.title:
             notes.append(f"chapter {chapter.title!r} is not read: all of it is the edition's")
     return kept, notes
+
+
+# A line that opens on a quotation mark or closes a question or exclamation: someone speaking.
+_DIALOGUE = re.compile(
+    '^["\u201e\u201c\u201d\u00ab\u00bb\u2018\u201a\u2014]|[?!]["\u201c\u201d\u00bb\u2019]*$'
+)
 
 
 def _is_imprint(lines: Sequence[str]) -> bool:

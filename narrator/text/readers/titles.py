@@ -61,6 +61,22 @@ CJK_CHAPTER_LINE = re.compile(rf"^\s*{_CJK_DIVISION}(?P<name>\s.*)?$")
 CJK_CHAPTER_AFTER_SENTENCE = re.compile(rf"(?<=[。！？」』])\s+(?P<line>{_CJK_DIVISION}(\s[^。！？]*)?)$")
 
 
+# A paragraph that numbers and names a chapter: "1. Frá Gylfa konungi ok Gefjuni."
+_NUMBERED_TITLE = re.compile(r"^\s*(?P<number>\d{1,3})\.\s+[^\W\d_][^\n]*$")
+#: ... in at most this many words.
+NUMBERED_TITLE_WORDS = 12
+
+
+def numbered_title(text: str) -> int | None:
+    """The number of a short paragraph that numbers and names a chapter, else None."""
+    match = _NUMBERED_TITLE.match(text)
+    return int(match["number"]) if match and len(text.split()) <= NUMBERED_TITLE_WORDS else None
+
+
+# A byline under a title: "by Edward Page Mitchell", "{by ...}", "(By ...)".
+BYLINE = re.compile(r"^\W*by\s+(\w.*?)\W*$", re.I)
+
+
 def heads_a_chapter(line: str) -> bool:
     """A chapter line in any script: "CHAPTER XII.", "Розділ II", "第二回 …"."""
     return chapter_line(line) is not None or CJK_CHAPTER_LINE.match(line) is not None

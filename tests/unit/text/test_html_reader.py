@@ -332,3 +332,34 @@ def test_a_form_and_the_panel_that_captions_it_are_not_read(tmp_path: Path) -> N
     spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
     assert "The story begins" in spoken
     assert "wrong" not in spoken and "Email" not in spoken and "error" not in spoken
+
+
+def test_short_paragraphs_that_number_and_name_chapters_are_chapters_but_a_numbered_list_is_not(
+    tmp_path: Path,
+) -> None:
+    prose = "<p>" + " ".join(["Gylfi konungr réð þar löndum er nú heitir Svíþjóð."] * 40) + "</p>"
+    names = ["Frá Gylfa konungi ok Gefjuni.", "Gylfi kom til Ásgarðs.", "Um Alföðr.", "Frá Ganglera."]
+    body = "".join(f"<p><br><b>{n}. {name}</b></p>{prose}" for n, name in enumerate(names, 1))
+    book = read_book(_write(tmp_path, "gylfaginning.html", f"<div lang='nb'>{body}</div>"))
+    assert [c.title for c in book.chapters] == [f"{n}. {name.rstrip('.')}" for n, name in enumerate(names, 1)]
+    steps = "".join(f"<p>{n}. Stir the pot.</p>" for n in range(1, 6))
+    listed = read_book(_write(tmp_path, "recipe.html", f"<h1>Soup</h1>{prose}{steps}{prose}"))
+    assert len(listed.chapters) == 1
+
+
+def test_a_lone_heading_under_the_title_is_the_chapter_unless_it_is_a_byline(tmp_path: Path) -> None:
+    prose = (
+        "<p>"
+        + " ".join(["It is very seldom that mere ordinary people secure ancestral halls."] * 30)
+        + "</p>"
+    )
+    book = read_book(_write(tmp_path, "valleys.html", f"<h1>Two Works</h1><h2>The First</h2>{prose}"))
+    assert (book.title, [c.title for c in book.chapters]) == ("Two Works", ["The First"])
+    story = read_book(
+        _write(
+            tmp_path,
+            "wallpaper.html",
+            f"<h1>The Yellow Wallpaper</h1><h2>By Charlotte Perkins Gilman</h2>{prose}",
+        )
+    )
+    assert [c.title for c in story.chapters] == ["The Yellow Wallpaper"]

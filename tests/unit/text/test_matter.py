@@ -256,3 +256,15 @@ def test_what_follows_the_end_and_a_closing_web_address_are_not_read_but_a_long_
     terms = "این سند از کتابخانهٔ مراجع بهائی دانلود شده است. www.bahai.org/fa/legal استفاده نمائید."
     chapters, notes = build_chapters([Draft("هفت وادی", [Block(PROSE), Block(terms)])], "هفت وادی")
     assert chapters[0].paragraphs == (PROSE,) and "a web address" in notes[-1]
+
+
+def test_a_colophon_that_says_author_and_title_in_one_line_goes_and_dialogue_after_a_title_page_stays() -> (
+    None
+):
+    colophon = ("Viktor Dyk Krysař", "Vydala Městská knihovna v Praze", "ISBN 978-80-274-1947-0 (epub)")
+    title_page = Chapter("Krysař", ("Krysař", "Viktor Dyk"), kind="front", skipped_by="title page")
+    opening = ("I", "„A vaše jméno?“", "„Nejmenuji se; jsem nikdo. Jsem hůř než nikdo, jsem krysař.“", PROSE)
+    chapters = [title_page, Chapter("Kapitola I", opening), Chapter("Kapitola XXVI", (PROSE, *colophon))]
+    kept, notes = without_edge_imprints(chapters, "Krysař", ("Viktor Dyk",))
+    assert kept[1].paragraphs[1:] == opening[1:] and kept[2].paragraphs == (PROSE,)
+    assert len([note for note in notes if "colophon" in note]) == len(colophon)
