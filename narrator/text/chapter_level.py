@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from narrator.core.book import CHARS_PER_MINUTE, LONGEST_CHAPTER_CHARS, Chapter, joined, trimmed
 from narrator.text.readers.matter import opens_an_abstract
 from narrator.text.readers.titles import (
+    BYLINE,
     CJK_CHAPTER_AFTER_SENTENCE,
     NUMBERED_HEADINGS,
     bare_number,
@@ -252,6 +253,28 @@ def without_title_pages(chapters: Sequence[Chapter]) -> list[Chapter]:
             replace(chapter, paragraphs=(), section_ends=frozenset(), sources=()) if page else chapter
         )
     return kept
+
+
+def titled_for_bylines(
+    chapters: Sequence[Chapter], title: str, authors: Sequence[str]
+) -> tuple[list[Chapter], list[str]]:
+    """The one chapter of a book of one piece, titled only by the book's author ("EDGAR ALLAN
+    POE", "By Edgar Allan Poe": the byline under a story's title, listed in the contents as if it
+    were a chapter), is titled by the book instead; and the plan-log lines that say so. (Among
+    several, an author's name may title an essay on him.)"""
+    names = {title_key(author) for author in authors} - {""}
+    kept: list[Chapter] = []
+    notes: list[str] = []
+    one_piece = len([c for c in chapters if c.kind == "body" and c.paragraphs]) == 1
+    for chapter in chapters:
+        byline = BYLINE.match(chapter.title)
+        key = title_key(byline[1] if byline else chapter.title)
+        if one_piece and chapter.kind == "body" and title and (key in names or (byline and not names)):
+            notes.append(f"chapter {chapter.title!r} is titled {title!r}: its title is the author's byline")
+            kept.append(replace(chapter, title=title))
+        else:
+            kept.append(chapter)
+    return kept, notes
 
 
 def with_front_pieces_folded(

@@ -14,6 +14,7 @@ from narrator.core.publish import require_file
 from narrator.text.chapter_level import (
     at_chapter_lines,
     at_listening_level,
+    titled_for_bylines,
     with_front_pieces_folded,
     without_title_pages,
 )
@@ -58,7 +59,8 @@ def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = Non
     # Divisions first, so that a cast list before them opens the first act ahead of its scene.
     levels, levelled = at_listening_level(without_title_pages(lined))
     pieces, folded = with_front_pieces_folded(levels, (book.title, *book.authors))
-    log = (*book.notes, *split, *levelled, *folded)
+    pieces, bylines = titled_for_bylines(pieces, book.title, book.authors)
+    log = (*book.notes, *split, *levelled, *folded, *bylines)
     book = settle_language(replace(book, chapters=tuple(pieces), notes=log))
     chapters = titled_chapters(book.chapters, book.language)
     if not chapters:

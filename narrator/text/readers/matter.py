@@ -710,9 +710,12 @@ def without_edge_imprints(
     # A title page the reader already found is evidence too: the lines right after it continue it
     # (after a contents page, they open the first chapter).
     before = [chapter for chapter in chapters[: places[0][0]] if chapter.paragraphs or chapter.kind != "body"]
-    # ... but not over lines of dialogue: a title page quotes no one.
+    # ... but not over lines of dialogue or of a sentence's length: a title page quotes no one,
+    # and its lines are a few words each (figures and a reference's abbreviations aside).
     after_title_page = (
-        bool(before) and before[-1].skipped_by == "title page" and not any(_DIALOGUE.search(x) for x in start)
+        bool(before)
+        and before[-1].skipped_by == "title page"
+        and not any(_DIALOGUE.search(x) or len(_WORD.findall(x)) >= PROSE_WORDS for x in start)
     )
     evidence = any(is_title(x) or names_author(x) or _claims_rights(x) for x in start)
     named = after_title_page or abstract or evidence
@@ -741,6 +744,8 @@ def without_edge_imprints(
     return kept, notes
 
 
+# A word of two letters or more.
+_WORD = re.compile(r"[^\W\d_]{2,}")
 # A line that opens on a quotation mark or closes a question or exclamation: someone speaking.
 _DIALOGUE = re.compile(
     '^["\u201e\u201c\u201d\u00ab\u00bb\u2018\u201a\u2014]|[?!]["\u201c\u201d\u00bb\u2019]*$'

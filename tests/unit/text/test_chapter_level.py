@@ -8,6 +8,7 @@ from narrator.core.book import CHARS_PER_MINUTE, Chapter
 from narrator.text.chapter_level import (
     at_chapter_lines,
     at_listening_level,
+    titled_for_bylines,
     with_front_pieces_folded,
     without_title_pages,
 )
@@ -266,3 +267,13 @@ def test_l_after_xlix_counts_in_a_run_of_numbered_poems() -> None:
         [chapter("Poems", text=tuple(p for n in run for p in (n, stanza, stanza)))], "x"
     )
     assert [c.title for c in kept][-3:] == ["49", "L", "51"]
+
+
+def test_the_one_chapter_of_a_tale_titled_by_its_byline_is_titled_by_the_tale() -> None:
+    title, authors = "The Fall of the House of Usher", ("Edgar Allan Poe",)
+    kept, notes = titled_for_bylines([chapter("EDGAR ALLAN POE", 30)], title, authors)
+    assert [c.title for c in kept] == [title] and "byline" in notes[0]
+    assert titled_for_bylines([chapter("By Edgar Allan Poe", 30)], title, ())[0][0].title == title
+    # Among several chapters, the author's name may title an essay on him.
+    essays = [chapter("Edgar Allan Poe", 30), chapter("Nathaniel Hawthorne", 30)]
+    assert titled_for_bylines(essays, "Essays", authors) == (essays, [])

@@ -268,3 +268,7 @@ def test_a_colophon_that_says_author_and_title_in_one_line_goes_and_dialogue_aft
     kept, notes = without_edge_imprints(chapters, "Krysař", ("Viktor Dyk",))
     assert kept[1].paragraphs[1:] == opening[1:] and kept[2].paragraphs == (PROSE,)
     assert len([note for note in notes if "colophon" in note]) == len(colophon)
+    # Nor over a line of a sentence's length: a poem's first stanza, run together.
+    stanza = "Motum ex Metello consule ciuicum bellique causas et uitia et modos ludumque Fortunae grauisque"
+    chapters[1] = Chapter("Caput I", ("I", stanza, PROSE))
+    assert without_edge_imprints(chapters, "Krysař", ())[0][1].paragraphs[1] == stanza
