@@ -191,7 +191,12 @@ def _numbered_poems(chapter: Chapter) -> list[int]:
     if not run or run[0] > 1:
         return []
     verse = [p for n, p in enumerate(paragraphs[run[0] :], run[0]) if n not in numerals]
-    return run if verse and sum("\n" in p for p in verse) >= VERSE_SHARE * len(verse) else []
+    return run if _mostly_verse(verse) else []
+
+
+def _mostly_verse(paragraphs: list[str]) -> bool:
+    """Whether VERSE_SHARE of the paragraphs at least are set in lines (none: not verse)."""
+    return bool(paragraphs) and sum("\n" in p for p in paragraphs) >= VERSE_SHARE * len(paragraphs)
 
 
 #: A poem's title is a line of at most this many words ...
@@ -227,11 +232,12 @@ def _titled_poems(chapter: Chapter) -> list[int]:
         return []
     if len({title_key(paragraphs[n]) for n in titles}) < len(titles):
         return []
-    verse = [p for n, p in enumerate(paragraphs) if n not in set(titles)]
+    titled = set(titles)
+    verse = [p for n, p in enumerate(paragraphs) if n not in titled]
     words = sum(len(p.split()) for p in verse)
     if words < POEM_WORDS * len(titles):
         return []
-    return titles if sum("\n" in p for p in verse) >= VERSE_SHARE * len(verse) else []
+    return titles if _mostly_verse(verse) else []
 
 
 def _piece(chapter: Chapter, start: int, end: int, title: str, parents: tuple[str, ...]) -> Chapter:

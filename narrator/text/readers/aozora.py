@@ -66,13 +66,13 @@ def _notation(line: str) -> str:
     )
 
 
-def _verse_lines(lines: list[str]) -> list[bool]:
+def _verse_lines(lines: list[str], plains: list[str]) -> list[bool]:
     """Which lines are verse: short lines in an indented block, neither prose nor headings."""
     flags = []
     indented = False
-    for line in lines:
+    for line, plain in zip(lines, plains, strict=True):
         indented = indented or _BLOCK_START.search(line) is not None
-        flags.append(indented and not _HEADING.search(line) and _is_verse_line(line, _plain(line)))
+        flags.append(indented and not _HEADING.search(line) and _is_verse_line(line, plain))
         indented = indented and _BLOCK_END not in line
     return flags
 
@@ -81,7 +81,7 @@ def _verse_lines(lines: list[str]) -> list[bool]:
 VERSE_BOOK_SHARE = 0.6
 
 
-def _chapter_level(lines: list[str], verse: list[bool]) -> int:
+def _chapter_level(lines: list[str], plains: list[str], verse: list[bool]) -> int:
     """The highest heading level used more than once; in a book of poems, the level below it
     where headings name poems rather than number a poem's parts (中見出し under 大見出し), since
     poetry is listened to poem by poem."""
@@ -90,7 +90,7 @@ def _chapter_level(lines: list[str], verse: list[bool]) -> int:
     repeated = sorted({level for level in levels if levels.count(level) > 1})
     if not repeated:
         return min(levels) if levels else 0
-    body = sum(bool(_plain(line)) for line in lines) - len(headings)
+    body = sum(bool(plain) for plain in plains) - len(headings)
     if body <= 0 or sum(verse) < VERSE_BOOK_SHARE * body:
         return repeated[0]
     named = [
@@ -110,8 +110,9 @@ def parse_aozora(text: str) -> Book:
         start = dashes[1] + 1
     end = next((n for n, line in enumerate(lines) if _COLOPHON.match(line)), len(lines))
     body = lines[start:end]
-    verse = _verse_lines(body)
-    chapter_level = _chapter_level(body, verse)
+    plains = [_plain(line) for line in body]
+    verse = _verse_lines(body, plains)
+    chapter_level = _chapter_level(body, plains, verse)
     drafts = [Draft("")]
     above: dict[int, str] = {}  # the titles of the headings above the chapters, by level
     stanza: list[str] = []
@@ -120,7 +121,7 @@ def parse_aozora(text: str) -> Book:
         drafts[-1].blocks.extend([Block("\n".join(stanza))] if len(stanza) > 1 else map(Block, stanza))
         stanza.clear()
 
-    for line, is_verse in zip(body, verse, strict=True):
+    for line, plain, is_verse in zip(body, plains, verse, strict=True):
         heading = _HEADING.search(line)
         if not is_verse:
             end_stanza()
@@ -132,8 +133,8 @@ def parse_aozora(text: str) -> Book:
             if level < chapter_level:
                 above[level] = _plain(heading["title"])
         elif is_verse:
-            stanza.append(_plain(line))
-        elif plain := _plain(line):
+            stanza.append(plain)
+        elif plain:
             drafts[-1].blocks.append(Block(plain))
     end_stanza()
     if not drafts[0].blocks:
