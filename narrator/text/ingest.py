@@ -22,7 +22,7 @@ from narrator.text.detect_language import settle_language
 from narrator.text.limits import Limits, check_book_bytes, check_book_chars
 from narrator.text.readers import READERS, book_suffix
 from narrator.text.readers.matter import without_edge_imprints
-from narrator.text.readers.titles import bare_number, chapter_called, title_key
+from narrator.text.readers.titles import BYLINE, bare_number, chapter_called, title_from_stem, title_key
 
 
 def book_id_for(path: str | Path) -> str:
@@ -53,6 +53,8 @@ def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = Non
         raise BookError(f"{path}: cannot read the book ({error.strerror})") from None
     if limits is not None:
         check_book_chars(path, book, limits)
+    if book.title == title_from_stem(path):
+        book = titled_by_title_page(book)
     edges, imprints = without_edge_imprints(book.chapters, book.title, book.authors)
     book = replace(book, chapters=tuple(edges), notes=(*book.notes, *imprints))
     lined, split = at_chapter_lines(book.chapters, book.title)
@@ -66,6 +68,40 @@ def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = Non
     if not chapters:
         raise BookError(f"{path}: the book has no text to speak")
     return replace(book, chapters=chapters)
+
+
+#: A title page's line this long is a title; a longer one is a subtitle or a sentence.
+TITLE_PAGE_CHARS = 80
+# A page title's parts: "Конституція України | від 28.06.1996", "Horace: Odes II - The Latin Library".
+_PAGE_TITLE_PARTS = re.compile(r"\s+[|\u2013\u2014]\s+")
+# A line that opens on a page or section number ("10 Epilogue") is a contents line, not a title.
+_NUMBERED_LINE = re.compile(r"^\d+\s")
+
+
+def titled_by_title_page(book: Book) -> Book:
+    """A book whose file states no title (its reader fell back to the file's name) is titled by its
+    own title page, the front page before its first chapter: the page's heading or first line, and
+    its byline ("by William Shakespeare") for the author where none is stated."""
+    # A book of one page, all of it taken for a title page, has no page before its first chapter.
+    first_body = next((n for n, c in enumerate(book.chapters) if c.kind == "body"), 0)
+    page = next((c for c in book.chapters[:first_body] if c.skipped_by == "title page"), None)
+    if page is None:
+        return book
+    lines = [
+        squashed
+        for text in page.paragraphs
+        for line in text.split("\n")
+        if (squashed := " ".join(line.split()))
+    ]
+    title = " ".join(page.title.split()) or (lines[0] if lines else "")
+    title = _PAGE_TITLE_PARTS.split(title)[0].strip(" ,;:")
+    if not title or len(title) > TITLE_PAGE_CHARS or BYLINE.match(title) or _NUMBERED_LINE.match(title):
+        return book
+    bylines = [m[1] for line in lines if (m := BYLINE.match(line))]
+    authors = book.authors or tuple(bylines[:1])
+    said = f" and author {authors[0]!r}" if authors and not book.authors else ""
+    note = f"title {title!r}{said} from the book's title page: the file states none"
+    return replace(book, title=title, authors=authors, notes=(*book.notes, note))
 
 
 #: The most titles one spoken heading joins: book, part, chapter and section are four levels; a

@@ -82,6 +82,11 @@ _FIELD = re.compile(r"(^|\s{2})[A-Z][\w -]{1,30}:[ \t]+\S")
 # ( 1427-12 ), схваленим"): a web page's link to another document, left when its text was copied.
 _LINK_CODE = re.compile(r" \( (?=[^\s()]*\d)(?=[^\s()]*-)[^\s()]+ \)(?=[\s,.;:])")
 _HEADER_FIELD = re.compile(r"^(Title|Author|Language):[ \t]*(.+)$", re.MULTILINE)
+_NAMED_BY_GUTENBERG = re.compile(
+    r"^(?:End of )?(?:The )?Project Gutenberg(?:'s)? E-?(?:Book|text) of (?P<title>.+?)"
+    r"(?:,?\s+by\s+(?P<author>[^,\n]+?))?[ \t]*\r?$",
+    re.IGNORECASE | re.MULTILINE,
+)
 #: This many headings in a row with nothing under them are a list ("THE SCENES OF THE PLAY").
 HEADING_LIST = 3
 # Gutenberg names the language in English; the tags narrator's segmenter and voices go by.
@@ -152,11 +157,17 @@ class _Notes:
 
 
 def _header(text: str) -> dict[str, str]:
-    """Title, Author and Language from a Gutenberg header (the text before its START marker)."""
+    """Title, Author and Language from a Gutenberg header (the text before its START marker); with
+    no Title field, title and author from Gutenberg's line that names the book, at the top or the end
+    ("End of the Project Gutenberg EBook of Macbeth, by Shakespeare"), as old texts have it."""
     start = PG_START.search(text)
-    if start is None:
-        return {}
-    return {m.group(1).lower(): squash(m.group(2)) for m in _HEADER_FIELD.finditer(text, 0, start.start())}
+    fields = {} if start is None else _HEADER_FIELD.finditer(text, 0, start.start())
+    header = {m.group(1).lower(): squash(m.group(2)) for m in fields}
+    if "title" not in header and (named := _NAMED_BY_GUTENBERG.search(text)):
+        header |= {"title": named["title"].strip(" ,")} | (
+            {"author": named["author"]} if named["author"] else {}
+        )
+    return header
 
 
 def _body(text: str) -> str:

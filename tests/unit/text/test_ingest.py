@@ -89,6 +89,33 @@ def test_txt_chapter_lines_start_chapters(tmp_path: Path) -> None:
     ]
 
 
+_PROSE = "It was a dark and stormy night, and the rain fell in torrents upon the old house by the sea. " * 3
+
+
+def test_txt_without_a_stated_title_is_titled_by_its_title_page_not_its_file_name(tmp_path: Path) -> None:
+    page = "Конституція України | від 28.06.1996\n\n\nby Jane Doe\n\n\n"
+    path = _write(tmp_path, "the-file-name.txt", f"{page}CHAPTER I\n\n{_PROSE}\n\nCHAPTER II\n\n{_PROSE}\n")
+    book = read_book(path)
+    assert (book.title, book.authors) == ("Конституція України", ("Jane Doe",))
+    assert any("from the book's title page" in note for note in book.notes)
+    # Contents lines before the first chapter are no title page's title.
+    path = _write(
+        tmp_path, "contents-first.txt", f"10 Epilogue\n11 Introduction\n\n\nCHAPTER I\n\n{_PROSE}\n"
+    )
+    assert read_book(path).title == "Contents First"
+
+
+def test_txt_gutenberg_line_naming_the_book_titles_an_old_text_without_header_fields(tmp_path: Path) -> None:
+    end = 'End of the Project Gutenberg EBook of Ang "Filibusterismo", by José Rizal'
+    text = f"CHAPTER I\n\n{_PROSE}\n\n{end}\n"
+    book = read_book(_write(tmp_path, "pg47629.txt", text))
+    assert (book.title, book.authors) == ('Ang "Filibusterismo"', ("José Rizal",))
+    book = read_book(
+        _write(tmp_path, "pg1533.txt", f"Project Gutenberg Etext of Macbeth by Shakespeare\n\n{text}")
+    )
+    assert (book.title, book.authors) == ("Macbeth", ("Shakespeare",))
+
+
 def test_txt_gutenberg_roman_chapter_with_title_on_next_line(tmp_path: Path) -> None:
     path = _write(
         tmp_path,
