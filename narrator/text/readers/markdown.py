@@ -174,6 +174,28 @@ def _is_navigation(inline: _Inline) -> bool:
     return inline.link_alnum > 0 and outside <= NAVIGATION_OUTSIDE * inline.link_alnum
 
 
+#: A list of links is this many navigation paragraphs in a row; its caption is a few words.
+LINK_LIST = 3
+CAPTION_WORDS = 8
+
+
+def _link_list_captions(blocks: list[Block]) -> set[int]:
+    """The paragraphs that only caption the list of links under them ("**Table of Contents**
+    *generated with DocToc*", "Inhalt:"): a few words, no sentence, and a list of links next."""
+    captions = set()
+    for n, block in enumerate(blocks[:-LINK_LIST]):
+        following = blocks[n + 1 : n + 1 + LINK_LIST]
+        if (
+            block.text
+            and NAVIGATION not in block.types
+            and len(block.text.split()) <= CAPTION_WORDS
+            and not block.text.rstrip().endswith((".", "!", "?"))
+            and all(NAVIGATION in b.types for b in following)
+        ):
+            captions.add(n)
+    return captions
+
+
 def _front_matter(source: str) -> dict[str, object]:
     try:
         loaded = yaml.safe_load(source)
@@ -371,7 +393,12 @@ def _drafts(blocks: list[Block], title: str, titled: bool, unread: Counter[str])
         if links and len(links) == len([b for b in draft.blocks if b.text]):
             unread[f"sections of links only ({draft.title or 'untitled'!r})"] += 1
             continue
-        draft.blocks = [b for b in draft.blocks if NAVIGATION not in b.types]
+        captions = _link_list_captions(draft.blocks)
+        if captions:
+            unread["captions of link lists ('Table of Contents')"] += len(captions)
+        draft.blocks = [
+            b for n, b in enumerate(draft.blocks) if NAVIGATION not in b.types and n not in captions
+        ]
         kept.append(draft)
     if kept and not kept[0].title and not kept[0].blocks:
         kept.pop(0)

@@ -59,6 +59,10 @@ PRODUCED_BY = re.compile(
 )
 #: A copyright page is a page, not a chapter that cites a copyright.
 COPYRIGHT_PAGE_WORDS = 250
+#: A page about the book (its licence, its author, thanks) is at most this long, and names the
+#: licence in its first blocks: the heading and the grant.
+ABOUT_PAGE_WORDS = 500
+LICENCE_OPENING_BLOCKS = 3
 #: A section of this many words at most that claims the rights is only that notice, whatever its title.
 NOTICE_WORDS = 60
 #: The book's first and last blocks of text, where a producer signs it.
@@ -141,6 +145,8 @@ _RIGHTS_RESERVED = re.compile(
 # A licence named by its identifier, in any language's page: "(CC BY-SA 4.0)", "GNU FDL".
 _LICENCE_ID = re.compile(
     r"\bCC[ -](?:BY(?:-(?:NC|SA|ND))*|0)\b(?:\s*\d\.\d)?"
+    # A Creative Commons licence by its full name, left in English by translations too.
+    r"|\bAttribution(?:-(?:NonCommercial|ShareAlike|NoDerivs|NoDerivatives))*\s+\d\.\d\b"
     r"|\bGNU (?:Free Documentation|(?:Lesser )?General Public) Licen[cs]e\b|\bGFDL\b|\bMIT Licen[cs]e\b"
 )
 _COPYRIGHT_DETAIL = re.compile(
@@ -185,6 +191,15 @@ def words(text: str) -> int:
 
 def word_count(blocks: Iterable[Block]) -> int:
     return sum(words(b.text) for b in blocks)
+
+
+# A heading that names the edition ("THE MILLENNIUM FULCRUM EDITION, 1988", "Second Edition"),
+# with its year or version number; with no text under it, it is the edition's, not a part's title.
+_EDITION_LINE = re.compile(
+    r"^[^\W\d_][\w\s'\u2019.-]{0,40}?\b(edition|édition|edición|edizione|edição|editie|udgave|utgåva|wydanie"
+    r"|vydání|издание|видання)\b[\s,]*(\d{4}|\d+(\.\d+)+)?$",
+    re.IGNORECASE,
+)
 
 
 def is_matter_title(line: str) -> bool:
@@ -264,6 +279,10 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     # a sentence or two that claims the rights ("Lisans": "Bookworm ... (c) 2019-2022 Mosharraf Omer").
     if said_words <= COPYRIGHT_PAGE_WORDS and _LICENCE_ID.search(joined):
         return "licence page (names a licence)"
+    # A page about the book that opens on its licence (then the author, thanks, where to find it).
+    opening = " ".join(b.text for b in texts[:LICENCE_OPENING_BLOCKS])
+    if said_words <= ABOUT_PAGE_WORDS and _LICENCE_ID.search(opening):
+        return "about the book (opens on its licence)"
     if said_words <= NOTICE_WORDS and _claims_rights(joined):
         return "copyright notice (a short section that claims the rights)"
     # Who made the file, how to reach them and when: "konwersja ...: Maciej Brencz <m...@gmail.com>
@@ -569,6 +588,33 @@ def _drop_after_the_end(draft: Draft) -> list[str]:
     return [f"not read: {len(after)} paragraphs after {end!r}, from {first[:60]!r}: after the book's end"]
 
 
+# A field of a record on a line of its own: "License: [CC-BY]", "Illustration: Benjamin Mitchley".
+_FIELD_LINE = re.compile(r"^[^\W\d_]+(?:[ -][^\W\d_]+)?:\s+\S.*(?<![.!?…])$")
+#: A record is this many fields in a row at least; each is a label and a few words.
+CLOSING_FIELDS = 3
+FIELD_WORDS = 8
+
+
+def _drop_closing_fields(draft: Draft) -> list[str]:
+    """Drop the fields that close the book, each a paragraph of its own with a label of its own
+    ("License: [CC-BY]", "Text: …", "Illustration: …", "Language: hi"): the edition's record of
+    credits, in any language. A play's closing speeches ("HORATIO: Good night, sweet prince.") end
+    as sentences do, and its speakers come again."""
+    texts = [n for n, b in enumerate(draft.blocks) if b.text and not b.heading]
+    run: list[int] = []
+    for n in reversed(texts):
+        text = draft.blocks[n].text
+        if "\n" in text or not _FIELD_LINE.match(text) or words(text) > FIELD_WORDS:
+            break
+        run.insert(0, n)
+    labels = {title_key(draft.blocks[n].text.split(":", 1)[0]) for n in run}
+    if len(run) < CLOSING_FIELDS or len(labels) < len(run) or len(run) == len(texts):
+        return []
+    fields = [draft.blocks[n].text for n in run]
+    draft.blocks = [b for n, b in enumerate(draft.blocks) if n not in set(run)]
+    return [f"not read: {' / '.join(fields)[:100]!r}: the edition's record (fields) after the book's text"]
+
+
 #: A closing paragraph this short that gives a web address is the producer's, not the book's.
 CLOSING_ADDRESS_WORDS = 40
 
@@ -605,6 +651,14 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
         or (matter_rule(d, book_title) if d.title.strip() or any(b.text for b in d.blocks) else "no text")
         for d in drafts
     ]
+    for n, draft in enumerate(drafts[:-1]):
+        # Right above the story ("THE MILLENNIUM FULCRUM EDITION, 1988" over "I"), not among the
+        # title page's lines, which the title page's rule takes together.
+        edition = _EDITION_LINE.match(draft.title.strip().rstrip(".:"))
+        opening = next((b.text for b in drafts[n + 1].blocks if b.text), "")
+        untitled = not rules[n] and not any(b.text for b in draft.blocks)
+        if edition and untitled and words(opening) >= PROSE_WORDS:
+            rules[n] = "the edition's line (a heading with no text, over the story)"
     for n, repeated in _placeholders(drafts).items():
         rules[n] = rules[n] or f"a placeholder ({repeated!r} is all the text of several chapters)"
     keys = [title_key(d.title) for d in drafts]
@@ -622,6 +676,7 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
         notes += _drop_closing_sections(body[-1], book_title)
         notes += _drop_after_the_end(body[-1])
         notes += _drop_closing_address(body[-1])
+        notes += _drop_closing_fields(body[-1])
     story = next((n for n, draft in enumerate(drafts) if not rules[n] and _has_sentences(draft)), len(drafts))
     for n, draft in enumerate(drafts):
         if not rules[n] and n != story and _is_title_page(draft, book_title, n < story):

@@ -8,6 +8,8 @@ import pytest
 
 from narrator.text.ingest import read_book
 
+PROSE = "It was a long winter, and the snow lay deep over the valley until the end of April."
+
 BOOK = """---
 title: Kniha o všem
 author:
@@ -293,3 +295,15 @@ def test_a_markdown_file_of_raw_html_is_read_by_its_html_headings(tmp_path: Path
     path.write_text("<h1>Two Works</h1>\n<h2>The First</h2>\n<p>Text.</p>\n", encoding="utf-8")
     book = read_book(path)
     assert (book.title, [c.title for c in book.chapters]) == ("Two Works", ["The First"])
+
+
+def test_the_caption_of_a_list_of_links_goes_with_the_list(tmp_path: Path) -> None:
+    links = "\n".join(f"- [{name}](#{name})" for name in ("Repository", "Commits", "Staging"))
+    caption = "**Table of Contents** *generated with DocToc*"
+    text = f"# Flight rules\n\n## Conventions\n\n{PROSE}\n\n{caption}\n\n{links}\n"
+    path = tmp_path / "rules.md"
+    path.write_text(text + f"\n## Repository\n\n{PROSE}\n", encoding="utf-8")
+    book = read_book(path)
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "Table of Contents" not in spoken and PROSE in spoken
+    assert "Markdown: captions of link lists ('Table of Contents'): 1" in book.notes

@@ -272,3 +272,48 @@ def test_a_colophon_that_says_author_and_title_in_one_line_goes_and_dialogue_aft
     stanza = "Motum ex Metello consule ciuicum bellique causas et uitia et modos ludumque Fortunae grauisque"
     chapters[1] = Chapter("Caput I", ("I", stanza, PROSE))
     assert without_edge_imprints(chapters, "Krysař", ())[0][1].paragraphs[1] == stanza
+
+
+def test_a_page_about_the_book_that_opens_on_its_licence_is_matter_in_any_language() -> None:
+    about = [
+        Block("Licenza"),
+        Block("Little Redis Book è rilasciato sotto licenza Attribution-NonCommercial 3.0 Unported."),
+        *[Block(PROSE) for _ in range(16)],  # the author, the translator, thanks: 300 words in all
+    ]
+    drafts = [Draft("Il Libro", about), Draft("Introduzione", [Block(PROSE)])]
+    chapters, _ = build_chapters(drafts, "Little Redis Book")
+    assert [(c.kind, c.skipped_by) for c in chapters] == [
+        ("front", "about the book (opens on its licence)"),
+        ("body", ""),
+    ]
+    # A licence named deep in a chapter does not make it the licence's.
+    late = [*[Block(PROSE) for _ in range(16)], about[1]]
+    chapters, _ = build_chapters([Draft("Il Libro", late), Draft("Introduzione", [Block(PROSE)])], "Book")
+    assert chapters[0].kind == "body"
+
+
+def test_an_edition_line_over_the_story_is_matter_but_one_among_the_title_page_s_lines_is_not() -> None:
+    drafts = [Draft("THE MILLENNIUM FULCRUM EDITION, 1988", []), Draft("I", [Block(PROSE)])]
+    chapters, _ = build_chapters(drafts, "An Occurrence at Owl Creek Bridge")
+    assert chapters[0].skipped_by == "the edition's line (a heading with no text, over the story)"
+    drafts = [
+        Draft("Settima edizione", []),
+        Draft("MILANO", [Block("FRATELLI TREVES, EDITORI"), Block(PROSE)]),
+    ]
+    chapters, _ = build_chapters(drafts, "Una notte bizzarra")
+    assert chapters[0].skipped_by == ""
+
+
+def test_the_fields_that_close_a_book_are_its_record_but_a_play_s_closing_speeches_are_read() -> None:
+    fields = ["License: [CC-BY]", "Text: Rukia Nantale", "Illustration: Benjamin Mitchley", "Language: hi"]
+    story = [Block(PROSE) for _ in range(16)]  # a page of the story's own: a short one is the licence's
+    chapters, notes = build_chapters([Draft("Simbegwire", [*story, *map(Block, fields)])], "Simbegwire")
+    assert chapters[0].paragraphs == (PROSE,) * 16
+    assert any("the edition's record (fields)" in note for note in notes)
+    speeches = [
+        "HAMLET: The rest is silence.",
+        "HORATIO: Good night, sweet prince.",
+        "FORTINBRAS: Go, bid the soldiers",
+    ]
+    chapters, _ = build_chapters([Draft("Act V", [Block(PROSE), *map(Block, speeches)])], "Hamlet")
+    assert chapters[0].paragraphs == (PROSE, *speeches)
