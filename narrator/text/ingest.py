@@ -72,6 +72,8 @@ def read_book(path: str | Path, notes: str = "drop", limits: Limits | None = Non
 
 #: A title page's line this long is a title; a longer one is a subtitle or a sentence.
 TITLE_PAGE_CHARS = 80
+#: A subtitle under a title heading is a few words ("Med Illustrationer af Vilhelm Pedersen.").
+SUBTITLE_WORDS = 8
 # A page title's parts: "Конституція України | від 28.06.1996", "Horace: Odes II - The Latin Library".
 _PAGE_TITLE_PARTS = re.compile(r"\s+[|\u2013\u2014]\s+")
 # A line that opens on a page or section number ("10 Epilogue") is a contents line, not a title.
@@ -94,6 +96,18 @@ def titled_by_title_page(book: Book) -> Book:
         if (squashed := " ".join(line.split()))
     ]
     title = " ".join(page.title.split()) or (lines[0] if lines else "")
+    # A page of one line (the author's name) over a heading that holds no more than a subtitle:
+    # the heading is the book's title ("Hans Christian Andersen" / "Snedronningen").
+    heading = book.chapters[first_body]
+    subtitle = all(len(text.split()) <= SUBTITLE_WORDS for text in heading.paragraphs)
+    if (
+        len(lines) == 1
+        and not page.title.strip()
+        and heading.title.strip()
+        and len(heading.paragraphs) <= 1
+        and subtitle
+    ):
+        title = " ".join(heading.title.split())
     title = _PAGE_TITLE_PARTS.split(title)[0].strip(" ,;:")
     if not title or len(title) > TITLE_PAGE_CHARS or BYLINE.match(title) or _NUMBERED_LINE.match(title):
         return book

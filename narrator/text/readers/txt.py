@@ -253,9 +253,41 @@ def _spaced_heading(raw_lines: list[str], blanks: int) -> bool:
     )
 
 
+# A plain text marked up with HTML's tags, as aligned-text and export formats are: its heading
+# tags ("<h1>Anden Historie.</h1>") head chapters, and no tag ("<img2>", "<i>", "<delimiter>") is read.
+_HEADING_TAG = re.compile(r"<h([1-6])>(.*?)</h\1>", re.IGNORECASE)
+_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>\n]*)?/?>")
+#: Heading tags in a text this many times at least are its markup, not its words.
+TAGGED_HEADINGS = 2
+
+
+def _untagged(text: str) -> tuple[str, set[str], list[str]]:
+    """A tagged text without its tags, each heading and each tagged line a paragraph of its own;
+    the headings; and the plan-log line. Any other text is as it was."""
+    if len(_HEADING_TAG.findall(text)) < TAGGED_HEADINGS:
+        return text, set(), []
+    headings = {squash(_TAG.sub("", m[2])) for m in _HEADING_TAG.finditer(text)}
+    tags = len(_TAG.findall(text))
+    text = _HEADING_TAG.sub(lambda m: f"\n\n{m[2]}\n\n", text)
+    # A tag that parts a line ("Snedronningen<delimiter>Med Illustrationer") parts the paragraph.
+    text = re.sub(r"(?<=\S)<(?!/)[A-Za-z][\w-]*>(?=\S)", "\n\n", text)
+    text = "\n\n".join(line for line in _TAG.sub("", text).split("\n") if line.strip())
+    return (
+        text,
+        headings,
+        [f"not read: {tags} tags of HTML in the text; {len(headings)} heading tags head chapters"],
+    )
+
+
+#: A line this long is past any hard wrap's width: a paragraph of its own, as unwrapped text has it.
+UNWRAPPED_CHARS = 160
+
+
 def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     text, dropped = drop_from_pages(text)
     text = clean_text(text)
+    text, tagged_headings, tag_note = _untagged(text)
+    dropped += tag_note
     header = _header(text)
     note_choice = _Notes(read=notes == "read")
     # Page markers ("[Pg 8]") cite the print edition, in mid-sentence: they are never read.
@@ -322,7 +354,13 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             if entry.chapter and first_listed is None:
                 first_listed = drafts[-1]
             raw_lines = raw_lines[entry.lines :]
-        elif heading or matter or number in numbered or (raw_lines and _spaced_heading(raw_lines, blanks)):
+        elif (
+            heading
+            or matter
+            or number in numbered
+            or opening in tagged_headings
+            or (raw_lines and _spaced_heading(raw_lines, blanks))
+        ):
             # Gutenberg style: "CHAPTER I." with the chapter's name on the next line.
             title_lines, rest = [squash(raw_lines[0])], raw_lines[1:]
             named = heading is not None and heading.re is CHAPTER_LINE and heading.group(4)
@@ -342,8 +380,13 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
         if raw_lines and _in_columns(raw_lines):
             drafts[-1].blocks.append(Block(squash(" ".join(raw_lines)), types=frozenset({GLOSSARY})))
         elif raw_lines:
-            paragraph, footnotes = note_choice.after(_paragraph(raw_lines))
-            drafts[-1].blocks += [Block(text) for text in (paragraph, *footnotes) if text]
+            # Unwrapped text: most lines run past any wrap's width, and each is a paragraph.
+            unwrapped = (
+                len(raw_lines) > 1 and sorted(map(len, raw_lines))[len(raw_lines) // 2] > UNWRAPPED_CHARS
+            )
+            for lines in [[line] for line in raw_lines] if unwrapped else [raw_lines]:
+                paragraph, footnotes = note_choice.after(_paragraph(lines))
+                drafts[-1].blocks += [Block(text) for text in (paragraph, *footnotes) if text]
     drafts = _without_heading_lists(drafts)
     book_title = header.get("title") or title
     language = _LANGUAGE_NAMES.get(header.get("language", "").split(",")[0].strip().lower(), "")

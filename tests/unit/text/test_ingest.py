@@ -116,6 +116,33 @@ def test_txt_gutenberg_line_naming_the_book_titles_an_old_text_without_header_fi
     assert (book.title, book.authors) == ("Macbeth", ("Shakespeare",))
 
 
+def test_txt_marked_up_with_html_tags_reads_no_tag_and_its_heading_tags_head_chapters(tmp_path: Path) -> None:
+    text = (
+        "Hans Christian Andersen\n<h1>Snedronningen</h1><delimiter>Med Illustrationer.\n"
+        f"<h1>Første Historie.</h1>\n{_PROSE}\n<img1>\nSee <i>saa</i>! nu begynde vi.\n"
+        f"<h1>Anden Historie.</h1>\n{_PROSE}\n"
+    )
+    book = read_book(_write(tmp_path, "aligned.txt", text))
+    assert book.title == "Snedronningen"
+    body = [c for c in book.chapters if c.kind == "body"]
+    assert [(c.title, c.paragraphs) for c in body][-2:] == [
+        ("Første Historie", (_PROSE.strip(), "See saa! nu begynde vi.")),
+        ("Anden Historie", (_PROSE.strip(),)),
+    ]
+    assert not any("<" in p for c in book.chapters for p in c.paragraphs)
+
+
+def test_txt_lines_past_any_wrap_width_are_paragraphs_of_their_own(tmp_path: Path) -> None:
+    long = _PROSE.strip()
+    book = read_book(_write(tmp_path, "unwrapped.txt", f"CHAPTER I\n\n{long}\n- Why? - he asked.\n{long}\n"))
+    assert book.chapters[-1].paragraphs == (long, "- Why? - he asked.", long)
+    wrapped = (
+        "It was a dark and stormy night, and the rain fell\nin torrents upon the old house by the sea.\n"
+    )
+    book = read_book(_write(tmp_path, "wrapped.txt", f"CHAPTER I\n\n{wrapped}"))
+    assert len(book.chapters[-1].paragraphs) == 1
+
+
 def test_txt_gutenberg_roman_chapter_with_title_on_next_line(tmp_path: Path) -> None:
     path = _write(
         tmp_path,
