@@ -347,12 +347,14 @@ class _Division:
 def _divisions(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[_Division], list[Chapter]]:
     """The body's chapters grouped under the headings above them: those before the first division,
     the divisions, and those after the body (back matter). A division starts at a title-only
-    chapter ("ACT II") or where the chapters' parents change."""
+    chapter ("ACT II"), where the chapters' parents change, or, where numbered sections begin
+    again, at the titled entry over each run of them ("HOW MUCH LAND DOES A MAN NEED?", "I", "II")."""
     before: list[Chapter] = []
     divisions: list[_Division] = []
     after: list[Chapter] = []
     headings: list[Chapter] = []  # title-only chapters, waiting for the chapter they title
     parents: tuple[str, ...] | None = None
+    restarts = sum(c.kind == "body" and bare_number(c.title) == 1 for c in chapters) >= 2
     for chapter in chapters:
         if chapter.kind != "body" or (after and not chapter.paragraphs):
             # Back matter, with any headings left before it ("END OF PLAY").
@@ -377,10 +379,36 @@ def _divisions(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[_Divisi
                     divisions.pop()
             divisions.append(division)
         elif (
+            restarts
+            and bare_number(chapter.title) == 1
+            and (above := divisions[-1].chapters if divisions else before)
+        ):
+            # Numbered sections that begin again under the titled entry before each run, in a flat
+            # contents ("HOW MUCH LAND DOES A MAN NEED?", "I", "II"): divisions the entries open.
+            # One run under a titled opening is a book's chapters after its preface.
+            if bare_number(above[-1].title) is not None or not above[-1].title:
+                above.append(chapter)
+            else:
+                opening = above.pop()
+                if divisions and not divisions[-1].chapters:
+                    divisions.pop()
+                divisions.append(
+                    _Division(opening.title, opening.parents, [replace(opening, title=""), chapter])
+                )
+        elif (
             divisions
             and parents is not None
             and (
-                len(chapter.parents) < len(parents) or divisions[-1].title == divisions[-1].chapters[0].title
+                len(chapter.parents) < len(parents)
+                or divisions[-1].title == divisions[-1].chapters[0].title
+                # A titled entry after a run of numbered sections ("THREE QUESTIONS" after "XII").
+                # A sentence set as a heading, a slip of the contents, is not a title.
+                or (
+                    restarts
+                    and bare_number(chapter.title) is None
+                    and len(chapter.title.split()) <= BESIDE_TITLE_WORDS
+                    and _numbered_run(divisions[-1])
+                )
             )
         ):
             # An entry beside the divisions, not inside the last ("IV. A FEW MATTERS OF FORM"
@@ -392,6 +420,18 @@ def _divisions(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[_Divisi
             before.append(chapter)
         headings, parents = [], chapter.parents
     return before, divisions, [*after, *headings]
+
+
+#: A titled entry after numbered sections heads a division of its own when its title is a title,
+#: a few words, not a sentence set as a heading.
+BESIDE_TITLE_WORDS = 8
+
+
+def _numbered_run(division: _Division) -> bool:
+    """Whether a division's titled sections are mostly numbers alone ("I" … "XII", one slip of
+    the contents among them)."""
+    titled = [c.title for c in division.chapters if c.title]
+    return 4 * sum(bare_number(title) is not None for title in titled) >= 3 * len(titled) > 0
 
 
 # A section numbered before its title: "1. Form the possessive ...", "IV. Point out ...".

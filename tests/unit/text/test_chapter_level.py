@@ -119,6 +119,32 @@ def test_entries_beside_the_divisions_stay_chapters_and_a_divisions_own_text_ope
     assert "4 divisions" in notes[0]
 
 
+def test_tales_whose_numbered_parts_begin_again_in_a_flat_contents_are_the_chapters() -> None:
+    tales = [
+        chapter("WHAT MEN LIVE BY", 1),
+        *(chapter(numeral, 3) for numeral in ("I", "II", "III")),
+        chapter("The woman told them the whole story, and they listened to every word of it.", 3),
+        chapter("THREE QUESTIONS", 8),
+        chapter("HOW MUCH LAND DOES A MAN NEED?"),
+        *(chapter(numeral, 4) for numeral in ("I", "II")),
+    ]
+    kept, notes = at_listening_level(tales)
+    # A sentence set as a heading is a part of its tale; a titled tale after a run is its own.
+    assert [c.title for c in kept] == [
+        "WHAT MEN LIVE BY",
+        "THREE QUESTIONS",
+        "HOW MUCH LAND DOES A MAN NEED?",
+    ]
+    assert kept[0].paragraphs[:2] == (MINUTE, "I") and "3 divisions" in notes[0]
+    # One numbered run after a titled opening (an epigraph, a preface) keeps its chapters.
+    novel = [
+        chapter("Epigraph", 1),
+        *(chapter(numeral, 20) for numeral in ("I", "II", "III")),
+        chapter("End", 2),
+    ]
+    assert at_listening_level(novel) == (novel, [])
+
+
 def test_parts_of_titled_pieces_keep_their_pieces() -> None:
     # A tribute's short parts of essays: a listener skips between the essays, as between stories.
     tribute = [
