@@ -272,15 +272,42 @@ def titled_for_bylines(
     kept: list[Chapter] = []
     notes: list[str] = []
     one_piece = len([c for c in chapters if c.kind == "body" and c.paragraphs]) == 1
-    for chapter in chapters:
-        byline = BYLINE.match(chapter.title)
-        key = title_key(byline[1] if byline else chapter.title)
-        if one_piece and chapter.kind == "body" and title and (key in names or (byline and not names)):
+    for n, chapter in enumerate(chapters):
+        byline = _is_byline(chapter.title, names)
+        if one_piece and chapter.kind == "body" and title and byline:
             notes.append(f"chapter {chapter.title!r} is titled {title!r}: its title is the author's byline")
             kept.append(replace(chapter, title=title))
+        elif chapter.kind == "body" and byline and _under_a_title(chapters, n):
+            # The byline set as a heading under the piece's title: the title alone titles it.
+            notes.append(
+                f"chapter {chapter.title!r} is titled by the heading above it: its title is the byline"
+            )
+            kept.append(replace(chapter, title=""))
         else:
             kept.append(chapter)
     return kept, notes
+
+
+def _under_a_title(chapters: Sequence[Chapter], n: int) -> bool:
+    """Whether chapter ``n`` comes right under a heading of the body with no text of its own."""
+    above = chapters[n - 1] if n else None
+    return above is not None and above.kind == "body" and not above.paragraphs and bool(above.title.strip())
+
+
+# The names in a byline: "Richard Barbrook and Andy Cameron", "A. Smith, B. Jones & C. Wu".
+_NAME_LIST = re.compile(r"\s*(?:,|&|\band\b|\bund\b|\bet\b|\by\b|\be\b|\bi\b)\s*")
+#: A name in a byline is a few words.
+NAME_WORDS = 4
+
+
+def _is_byline(title: str, names: set[str]) -> bool:
+    """Whether a title is only a byline: the book's author, alone or among others ("Richard
+    Barbrook and Andy Cameron"), or "By …" in a book that names no author."""
+    byline = BYLINE.match(title)
+    if not names:
+        return byline is not None
+    people = [p for p in _NAME_LIST.split(byline[1] if byline else title) if p.strip()]
+    return any(title_key(p) in names for p in people) and all(len(p.split()) <= NAME_WORDS for p in people)
 
 
 def with_front_pieces_folded(

@@ -303,3 +303,18 @@ def test_the_one_chapter_of_a_tale_titled_by_its_byline_is_titled_by_the_tale() 
     # Among several chapters, the author's name may title an essay on him.
     essays = [chapter("Edgar Allan Poe", 30), chapter("Nathaniel Hawthorne", 30)]
     assert titled_for_bylines(essays, "Essays", authors) == (essays, [])
+
+
+def test_a_byline_set_as_a_heading_under_a_piece_s_title_leaves_the_title_alone() -> None:
+    pieces = [
+        chapter("The Californian Ideology"),
+        chapter("Richard Barbrook and Andy Cameron", 30),
+        chapter("Cyber-Communism"),
+        chapter("Richard Barbrook", 30),
+    ]
+    kept, notes = titled_for_bylines(pieces, "The Internet Revolution", ("Richard Barbrook",))
+    assert [c.title for c in kept] == ["The Californian Ideology", "", "Cyber-Communism", ""]
+    assert len(notes) == 2 and "byline" in notes[0]
+    # A chapter named for someone else under a part's title keeps its name.
+    essays = [chapter("Americans"), chapter("Edgar Allan Poe and His Circle", 30)]
+    assert titled_for_bylines(essays, "Essays", ("Richard Barbrook",)) == (essays, [])
