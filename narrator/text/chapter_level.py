@@ -401,9 +401,7 @@ def _divisions(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[_Divisi
             # The entry above, with text of its own before its sub-entries, opens its division.
             above = divisions[-1].chapters if divisions else before
             if above and above[-1].title == division.title and above[-1].parents == division.parents:
-                division.chapters.insert(0, replace(above.pop(), title=""))
-                if divisions and not divisions[-1].chapters:
-                    divisions.pop()
+                division.chapters.insert(0, _opening(divisions, above))
             divisions.append(division)
         elif (
             restarts
@@ -416,12 +414,8 @@ def _divisions(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[_Divisi
             if bare_number(above[-1].title) is not None or not above[-1].title:
                 above.append(chapter)
             else:
-                opening = above.pop()
-                if divisions and not divisions[-1].chapters:
-                    divisions.pop()
-                divisions.append(
-                    _Division(opening.title, opening.parents, [replace(opening, title=""), chapter])
-                )
+                entry = above[-1]
+                divisions.append(_Division(entry.title, entry.parents, [_opening(divisions, above), chapter]))
         elif (
             divisions
             and parents is not None
@@ -447,6 +441,15 @@ def _divisions(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[_Divisi
             before.append(chapter)
         headings, parents = [], chapter.parents
     return before, divisions, [*after, *headings]
+
+
+def _opening(divisions: list[_Division], above: list[Chapter]) -> Chapter:
+    """The entry above a division, with text of its own before its sub-entries, taken from where
+    it stood (a division left empty goes) to open the division, which its title now names."""
+    opening = above.pop()
+    if divisions and not divisions[-1].chapters:
+        divisions.pop()
+    return replace(opening, title="")
 
 
 #: A titled entry after numbered sections heads a division of its own when its title is a title,

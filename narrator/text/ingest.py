@@ -21,6 +21,7 @@ from narrator.text.chapter_level import (
 from narrator.text.detect_language import settle_language
 from narrator.text.limits import Limits, check_book_bytes, check_book_chars
 from narrator.text.readers import READERS, book_suffix
+from narrator.text.readers.decode import squash
 from narrator.text.readers.matter import without_edge_imprints
 from narrator.text.readers.titles import BYLINE, bare_number, chapter_called, title_from_stem, title_key
 
@@ -89,25 +90,20 @@ def titled_by_title_page(book: Book) -> Book:
     page = next((c for c in book.chapters[:first_body] if c.skipped_by == "title page"), None)
     if page is None:
         return book
-    lines = [
-        squashed
-        for text in page.paragraphs
-        for line in text.split("\n")
-        if (squashed := " ".join(line.split()))
-    ]
-    title = " ".join(page.title.split()) or (lines[0] if lines else "")
+    lines = [squashed for text in page.paragraphs for line in text.split("\n") if (squashed := squash(line))]
+    title = squash(page.title) or (lines[0] if lines else "")
     # A page of one line (the author's name) over a heading that holds no more than a subtitle:
     # the heading is the book's title ("Hans Christian Andersen" / "Snedronningen").
     heading = book.chapters[first_body]
     subtitle = all(len(text.split()) <= SUBTITLE_WORDS for text in heading.paragraphs)
     if (
         len(lines) == 1
-        and not page.title.strip()
-        and heading.title.strip()
+        and not squash(page.title)
+        and squash(heading.title)
         and len(heading.paragraphs) <= 1
         and subtitle
     ):
-        title = " ".join(heading.title.split())
+        title = squash(heading.title)
     title = _PAGE_TITLE_PARTS.split(title)[0].strip(" ,;:")
     if not title or len(title) > TITLE_PAGE_CHARS or BYLINE.match(title) or _NUMBERED_LINE.match(title):
         return book

@@ -611,7 +611,8 @@ def _drop_closing_fields(draft: Draft) -> list[str]:
     if len(run) < CLOSING_FIELDS or len(labels) < len(run) or len(run) == len(texts):
         return []
     fields = [draft.blocks[n].text for n in run]
-    draft.blocks = [b for n, b in enumerate(draft.blocks) if n not in set(run)]
+    gone = set(run)
+    draft.blocks = [b for n, b in enumerate(draft.blocks) if n not in gone]
     return [f"not read: {' / '.join(fields)[:100]!r}: the edition's record (fields) after the book's text"]
 
 
@@ -654,10 +655,13 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
     for n, draft in enumerate(drafts[:-1]):
         # Right above the story ("THE MILLENNIUM FULCRUM EDITION, 1988" over "I"), not among the
         # title page's lines, which the title page's rule takes together.
-        edition = _EDITION_LINE.match(draft.title.strip().rstrip(".:"))
-        opening = next((b.text for b in drafts[n + 1].blocks if b.text), "")
-        untitled = not rules[n] and not any(b.text for b in draft.blocks)
-        if edition and untitled and words(opening) >= PROSE_WORDS:
+        if (
+            rules[n]
+            or any(b.text for b in draft.blocks)
+            or not _EDITION_LINE.match(draft.title.strip().rstrip(".:"))
+        ):
+            continue
+        if words(next((b.text for b in drafts[n + 1].blocks if b.text), "")) >= PROSE_WORDS:
             rules[n] = "the edition's line (a heading with no text, over the story)"
     for n, repeated in _placeholders(drafts).items():
         rules[n] = rules[n] or f"a placeholder ({repeated!r} is all the text of several chapters)"

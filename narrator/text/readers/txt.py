@@ -9,6 +9,7 @@ read after their paragraph, as the ``notes`` choice says. Verse keeps its lines.
 from __future__ import annotations
 
 import re
+import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -381,9 +382,7 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             drafts[-1].blocks.append(Block(squash(" ".join(raw_lines)), types=frozenset({GLOSSARY})))
         elif raw_lines:
             # Unwrapped text: most lines run past any wrap's width, and each is a paragraph.
-            unwrapped = (
-                len(raw_lines) > 1 and sorted(map(len, raw_lines))[len(raw_lines) // 2] > UNWRAPPED_CHARS
-            )
+            unwrapped = len(raw_lines) > 1 and statistics.median_high(map(len, raw_lines)) > UNWRAPPED_CHARS
             for lines in [[line] for line in raw_lines] if unwrapped else [raw_lines]:
                 paragraph, footnotes = note_choice.after(_paragraph(lines))
                 drafts[-1].blocks += [Block(text) for text in (paragraph, *footnotes) if text]
