@@ -20,6 +20,7 @@ from narrator.text.readers.titles import (
     BYLINE,
     CJK_CHAPTER_AFTER_SENTENCE,
     NUMBERED_HEADINGS,
+    PART_WORDS,
     bare_number,
     chapter_line,
     chapter_run,
@@ -369,6 +370,8 @@ class _Division:
     title: str
     parents: tuple[str, ...]
     chapters: list[Chapter]
+    #: Matter skipped between divisions (a cast list taken for a glossary, errata), kept in place.
+    passing: bool = False
 
 
 def _divisions(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[_Division], list[Chapter]]:
@@ -388,14 +391,28 @@ def _divisions(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[_Divisi
             (after if divisions else before).extend([*headings, chapter])
             headings = []
             continue
-        if after:  # body after back matter: no simple structure to regroup
-            return list(chapters), [], []
+        if after:
+            # Text after skipped matter: where a division's headings open it, the matter stays in
+            # place between the divisions; with none, there is no simple structure to regroup.
+            last = max(n for n, c in enumerate(after) if c.kind != "body")
+            if last == len(after) - 1:
+                return list(chapters), [], []
+            divisions.append(_Division("", (), after[: last + 1], passing=True))
+            headings, after = after[last + 1 :], []
         if not chapter.paragraphs:
             headings.append(chapter)
             continue
         if headings:
-            title = ". ".join(h.title for h in headings)
-            divisions.append(_Division(title, chapter.parents, [chapter]))
+            # The division's heading and its subtitle title it; a numbered heading after them
+            # ("ERSTER AKT", then "ACT I. ERSTER AUFTRITT.") heads its first section.
+            inner = next((n for n, h in enumerate(headings) if n and heads_a_chapter(h.title)), len(headings))
+            title = ". ".join(h.title for h in headings[:inner])
+            lead = [h.title.strip().rstrip(".") for h in headings[inner:]]
+            first = replace(chapter, title=". ".join([*lead, chapter.title])) if lead else chapter
+            divisions.append(_Division(title, chapter.parents, [first]))
+        elif not chapter.parents and (combined := _combined_heading(chapter.title)):
+            # "ACT II. SCENE I": the act's heading set on its first scene's line opens the act.
+            divisions.append(_Division(combined[0], (), [replace(chapter, title=combined[1])]))
         elif chapter.parents and chapter.parents != parents:
             division = _Division(chapter.parents[-1], chapter.parents[:-1], [chapter])
             # The entry above, with text of its own before its sub-entries, opens its division.
@@ -443,6 +460,18 @@ def _divisions(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list[_Divisi
     return before, divisions, [*after, *headings]
 
 
+def _combined_heading(title: str) -> tuple[str, str] | None:
+    """A division's heading and its first section's on one line ("ACT II. SCENE I", "BOOK III.
+    CHAPTER I. The Sea"), as the division's title and the section's; else None."""
+    outer = chapter_line(title)
+    if outer is None or outer.group(1).lower() not in PART_WORDS:
+        return None
+    inner = chapter_line(outer.group(4))
+    if inner is None or inner.group(1).lower() in PART_WORDS:
+        return None
+    return title[: outer.start(4)].strip().rstrip(".:"), outer.group(4).strip()
+
+
 def _opening(divisions: list[_Division], above: list[Chapter]) -> Chapter:
     """The entry above a division, with text of its own before its sub-entries, taken from where
     it stood (a division left empty goes) to open the division, which its title now names."""
@@ -483,7 +512,8 @@ def at_listening_level(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list
     """The divisions above the chapters as the chapters, when they have a chapter's length: a play
     of five twenty-minute acts is five chapters, its scenes spoken as headings inside them; a novel
     whose books run for hours keeps its chapters."""
-    before, divisions, after = _divisions(chapters)
+    before, found, after = _divisions(chapters)
+    divisions = [d for d in found if not d.passing]
     if len(divisions) < 2 or not _has_real_chapters(chapters) or not _numbered_sections(divisions):
         return list(chapters), []
     lengths = [sum(_chars(c) for c in d.chapters) for d in divisions]
@@ -494,12 +524,13 @@ def at_listening_level(chapters: Sequence[Chapter]) -> tuple[list[Chapter], list
         or count < DIVISION_MEAN_CHAPTERS * len(divisions)
     ):
         return list(chapters), []
-    merged = [
-        division.chapters[0]
-        if division.chapters[0].title == division.title
-        else replace(joined(division.chapters, headed=True), title=division.title, parents=division.parents)
-        for division in divisions
-    ]
+    merged: list[Chapter] = []
+    for division in found:
+        if division.passing or division.chapters[0].title == division.title:
+            merged += division.chapters
+        else:
+            whole = joined(division.chapters, headed=True)
+            merged.append(replace(whole, title=division.title, parents=division.parents))
     minutes = statistics.median(lengths) // CHARS_PER_MINUTE
     note = (
         f"{len(divisions)} divisions of {minutes:.0f} minutes each (median) are the chapters; "

@@ -91,6 +91,48 @@ def test_acts_of_a_chapter_s_length_are_the_chapters_with_their_scenes_inside() 
     assert "3 divisions" in notes[0] and "6 sections" in notes[0]
 
 
+def test_an_act_s_heading_on_its_first_scene_s_line_opens_the_act() -> None:
+    play = [
+        chapter("ACT I. SCENE I", 12),
+        chapter("SCENE II", 3),
+        chapter("ACT II. SCENE I", 6),
+        chapter("SCENE II. Newgate", 8),
+        chapter("ACT III. SCENE I", 5),
+        chapter("SCENE II. A Gaming-House", 7),
+    ]
+    kept, notes = at_listening_level(play)
+    assert [c.title for c in kept] == ["ACT I", "ACT II", "ACT III"]
+    assert kept[1].paragraphs[0] == "SCENE I" and "SCENE II. Newgate" in kept[1].paragraphs
+    assert "3 divisions" in notes[0]
+    # A part's title that begins with a division's word ("Chapter of Accidents") heads no section.
+    assert at_listening_level([chapter("BOOK II. Chapter of Accidents", 9), chapter("Chapter 2", 9)])[1] == []
+
+
+def test_matter_skipped_between_acts_stays_and_a_numbered_heading_opens_the_first_scene() -> None:
+    cast = replace(chapter("DRAMATIS PERSONAE", 1), kind="back", skipped_by="a word list")
+    play = [
+        chapter("ARGUMENT"),
+        *(chapter(f"ACT {n}", 1) for n in ("I", "II", "III")),
+        cast,
+        chapter("ERSTER AKT"),
+        chapter("ACT I. ERSTER AUFTRITT."),
+        chapter("SCENE I. MATROSEN.", 9),
+        chapter("SCENE II. HOLLAENDER.", 9),
+        chapter("ZWEITER AKT"),
+        chapter("ACT II. ERSTE SCENE."),
+        chapter("SCENE I. MAEDCHEN.", 9),
+        chapter("SCENE II. ERIK.", 9),
+    ]
+    kept, notes = at_listening_level(play)
+    assert "3 divisions" in notes[0]
+    assert [c.title for c in kept] == ["ARGUMENT", "DRAMATIS PERSONAE", "ERSTER AKT", "ZWEITER AKT"]
+    assert kept[1] == cast
+    assert kept[2].paragraphs[0] == "ACT I. ERSTER AUFTRITT. SCENE I. MATROSEN."
+    # Text right after skipped matter, with no heading to open a division, leaves the book as it is.
+    unheaded = [*play[:5], chapter("SCENE I. MATROSEN.", 9), *play[7:]]
+    assert at_listening_level(unheaded) == (unheaded, [])
+
+
 def test_parts_that_run_for_hours_keep_their_chapters() -> None:
     novel = [chapter(f"Chapter {n}", 20, parents=(f"Book {n // 5}",)) for n in range(15)]
     assert at_listening_level(novel) == (novel, [])
