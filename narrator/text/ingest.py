@@ -12,6 +12,7 @@ from narrator.core.book import Book, Chapter
 from narrator.core.errors import BookError
 from narrator.core.publish import require_file
 from narrator.text.chapter_level import (
+    NAME_WORDS,
     at_chapter_lines,
     at_listening_level,
     titled_for_bylines,
@@ -23,7 +24,14 @@ from narrator.text.limits import Limits, check_book_bytes, check_book_chars
 from narrator.text.readers import READERS, book_suffix
 from narrator.text.readers.decode import squash
 from narrator.text.readers.matter import without_edge_imprints
-from narrator.text.readers.titles import BYLINE, bare_number, chapter_called, title_from_stem, title_key
+from narrator.text.readers.titles import (
+    BYLINE,
+    bare_number,
+    chapter_called,
+    heads_a_chapter,
+    title_from_stem,
+    title_key,
+)
 
 
 def book_id_for(path: str | Path) -> str:
@@ -81,6 +89,9 @@ _PAGE_TITLE_PARTS = re.compile(r"\s+[|\u2013\u2014]\s+")
 _NUMBERED_LINE = re.compile(r"^\d+\s")
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def titled_by_title_page(book: Book) -> Book:
     """A book whose file states no title (its reader fell back to the file's name) is titled by its
     own title page, the front page before its first chapter: the page's heading or first line, and
@@ -92,23 +103,29 @@ def titled_by_title_page(book: Book) -> Book:
         return book
     lines = [squashed for text in page.paragraphs for line in text.split("\n") if (squashed := squash(line))]
     title = squash(page.title) or (lines[0] if lines else "")
-    # A page of one line (the author's name) over a heading that holds no more than a subtitle:
-    # the heading is the book's title ("Hans Christian Andersen" / "Snedronningen").
+    # A page of one line (the author's name) over a heading that holds no more than a subtitle,
+    # or over the one piece the book is: the heading is the book's title ("Hans Christian
+    # Andersen" / "Snedronningen", "پریم چند" / "عیدگاہ").
     heading = book.chapters[first_body]
     subtitle = all(len(text.split()) <= SUBTITLE_WORDS for text in heading.paragraphs)
+    # (A numbered heading, "CHAPTER I", names a chapter, not the book.)
+    one_piece = sum(c.kind == "body" for c in book.chapters) == 1 and not (
+        heads_a_chapter(heading.title) or bare_number(heading.title) is not None
+    )
+    byline: tuple[str, ...] = ()
     if (
         len(lines) == 1
         and not squash(page.title)
         and squash(heading.title)
-        and len(heading.paragraphs) <= 1
-        and subtitle
+        and ((len(heading.paragraphs) <= 1 and subtitle) or one_piece)
     ):
         title = squash(heading.title)
+        byline = (lines[0],) if len(lines[0].split()) <= NAME_WORDS and not _DIGIT.search(lines[0]) else ()
     title = _PAGE_TITLE_PARTS.split(title)[0].strip(" ,;:")
     if not title or len(title) > TITLE_PAGE_CHARS or BYLINE.match(title) or _NUMBERED_LINE.match(title):
         return book
     bylines = [m[1] for line in lines if (m := BYLINE.match(line))]
-    authors = book.authors or tuple(bylines[:1])
+    authors = book.authors or tuple(bylines[:1]) or byline
     said = f" and author {authors[0]!r}" if authors and not book.authors else ""
     note = f"title {title!r}{said} from the book's title page: the file states none"
     return replace(book, title=title, authors=authors, notes=(*book.notes, note))

@@ -97,6 +97,16 @@ def drafts_at_headings(blocks: list[Block], title: str, stated_level: int = 0) -
     ``stated_level`` is the chapters' level where the document's own styles say it.
     """
     blocks = _numeral_headings(blocks)
+    headings = [n for n, b in enumerate(blocks) if b.heading][:2]
+    if (
+        len(headings) == 2
+        and title_key(blocks[headings[0]].text) == title_key(blocks[headings[1]].text) != ""
+        and not any(b.text for b in blocks[headings[0] + 1 : headings[1]])
+    ):
+        # The title said twice as the document opens (its title page's and its text's): the
+        # book's title, which need not title its first chapter too.
+        title = title or blocks[headings[0]].text
+        blocks = blocks[: headings[0]] + blocks[headings[0] + 1 :]
     repeated_level, chapter_level, label = (
         (stated_level, stated_level, None) if stated_level else _found_levels(blocks)
     )
@@ -125,6 +135,19 @@ def drafts_at_headings(blocks: list[Block], title: str, stated_level: int = 0) -
             drafts[-1].blocks.append(block)
     if not drafts[0].blocks:
         drafts.pop(0)
+    for draft in drafts:
+        # A chapter titled only by the book opens on its first section's heading, over text
+        # ("Introductie"): that is what a listener knows it by. (Headings over headings are a
+        # title page: "Meditations", "Marcus Aurelius", "Exported from Wikisource ...".)
+        opening = draft.blocks[:2]
+        if (
+            title
+            and title_key(draft.title) == title_key(title)
+            and len(opening) == 2
+            and opening[0].heading
+            and not opening[1].heading
+        ):
+            draft.title, draft.blocks = draft.blocks[0].text, draft.blocks[1:]
     return title, drafts
 
 
@@ -266,6 +289,7 @@ def _contents_links(root: etree._Element, document: Document) -> dict[int, str]:
     names it (not only a number: "5", "37-51"), from a contents: a block of three such links or
     more, not a lone "To the index" link; empty when fewer than three headings are linked."""
     blocks = document.blocks
+    _linked_titles_as_headings(root, document)
     headed = {}
     for link in root.iter("a"):
         href = link.get("href", "")
@@ -281,6 +305,31 @@ def _contents_links(root: etree._Element, document: Document) -> dict[int, str]:
         if not linked.get(index) or (listed and not _names_something(linked[index])):
             linked[index] = words if listed else ""
     return linked if len(linked) >= CONTENTS_LINKS else {}
+
+
+#: A paragraph a contents links to is a heading set as text when it is no longer than this.
+LINKED_TITLE_CHARS = 120
+
+
+def _linked_titles_as_headings(root: etree._Element, document: Document) -> None:
+    """Paragraphs that a contents of three links or more leads to, each saying its link's words
+    ("1 skyrius - Sąvokų apibrėžimai." in bold, linked from the page's menu), are the headings
+    the page set as text: each becomes a heading one level under the heading above it."""
+    blocks = document.blocks
+    targets: dict[etree._Element, list[int]] = {}
+    for link in root.iter("a"):
+        href = link.get("href", "")
+        index = document.anchors.get(href[1:]) if href.startswith("#") else None
+        if index is None or index >= len(blocks) or blocks[index].heading:
+            continue
+        said = blocks[index].text
+        if len(said) <= LINKED_TITLE_CHARS and title_key(said) == title_key(text_of(link)) != "":
+            targets.setdefault(_holder(link), []).append(index)
+    listed = [indexes for indexes in targets.values() if len(set(indexes)) >= CONTENTS_LINKS]
+    titles = sorted({n for indexes in listed for n in indexes})
+    levels = [next((b.heading for b in reversed(blocks[:n]) if b.heading), 0) for n in titles]
+    for index, above in zip(titles, levels, strict=True):
+        blocks[index] = replace(blocks[index], heading=min(above + 1, 6))
 
 
 def _holder(link: etree._Element) -> etree._Element:

@@ -287,8 +287,51 @@ def _heading_fields(blocks: list[Block]) -> tuple[dict[str, object], list[Block]
     return fields, blocks[end:]
 
 
+# A <div> opening or closing tag alone on its line.
+_DIV_OPEN = re.compile(r"^[ ]{0,3}<div(?:\s[^<>]*)?>[ \t]*$", re.MULTILINE | re.IGNORECASE)
+_DIV_CLOSE = re.compile(r"^[ ]{0,3}</div>[ \t]*$", re.MULTILINE | re.IGNORECASE)
+
+
+def _markdown_in_divs(text: str) -> str:
+    """The text with a blank line inside each <div> and </div> set on a line of its own, so that
+    Markdown written inside a div ("<div class="pagetitle">", "# Title", "</div>") is read as
+    Markdown, as pandoc reads it, not as the raw HTML CommonMark takes it for."""
+    return _DIV_CLOSE.sub(lambda m: "\n" + m[0], _DIV_OPEN.sub(lambda m: m[0] + "\n", text))
+
+
+# A heading written with no space after its hashes ("#Lessons learned", "##Auteurs"), which
+# CommonMark reads as a paragraph: a short line, not a sentence, with no hash inside (OpenITI's
+# "######OpenITI#" and "#META#Header#End#" are a format's markers).
+_UNSPACED_HEADING = re.compile(r"^(#{1,6})([^\s#][^\n#]{0,79})$")
+#: ... taken as headings only where a document writes several so: one "#hashtag" line is text.
+UNSPACED_HEADINGS = 2
+#: A heading is a few words.
+HEADING_WORDS = 12
+
+
+def _unspaced_headings(blocks: list[Block], unread: Counter[str]) -> list[Block]:
+    """Paragraphs that are headings with no space after their hashes, as headings, where a
+    document writes at least UNSPACED_HEADINGS of them (its author's habit, which older pandoc
+    and many editors render as headings)."""
+    found = {
+        n: match
+        for n, block in enumerate(blocks)
+        if not block.heading
+        and (match := _UNSPACED_HEADING.match(block.text))
+        and len(match[2].split()) <= HEADING_WORDS
+        and not match[2].rstrip().endswith((".", "!", "?"))
+    }
+    if len(found) < UNSPACED_HEADINGS:
+        return blocks
+    unread["headings written with no space after the hashes, read as headings"] = len(found)
+    return [
+        replace(block, text=found[n][2].strip(), heading=len(found[n][1])) if n in found else block
+        for n, block in enumerate(blocks)
+    ]
+
+
 def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
-    text, title_block = _title_block(clean_text(text))
+    text, title_block = _title_block(_markdown_in_divs(clean_text(text)))
     tokens = _PARSER.parse(text)
     matter = next((_front_matter(t.content) for t in tokens if t.type == "front_matter"), {}) or title_block
     footnotes = _footnotes(tokens)
@@ -355,6 +398,7 @@ def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
             if notes == "read":
                 blocks += [Block(f"{FOOTNOTE}{footnote}") for footnote in referred]
         index += 1
+    blocks = _unspaced_headings(blocks, unread)
     if not matter:
         matter, blocks = _heading_fields(blocks)
     if footnotes:

@@ -151,7 +151,7 @@ _LICENCE_ID = re.compile(
 )
 _COPYRIGHT_DETAIL = re.compile(
     r"all rights reserved|\bISBN\b|published by|first published"
-    r"|licen[cs]ed under|licensierad|creative commons",
+    r"|licen[cs]ed under|licensierad|creative commons|\bcopyleft\b|translated from",
     re.IGNORECASE,
 )
 

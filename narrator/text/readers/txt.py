@@ -258,14 +258,17 @@ def _spaced_heading(raw_lines: list[str], blanks: int) -> bool:
 # tags ("<h1>Anden Historie.</h1>") head chapters, and no tag ("<img2>", "<i>", "<delimiter>") is read.
 _HEADING_TAG = re.compile(r"<h([1-6])>(.*?)</h\1>", re.IGNORECASE)
 _TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>\n]*)?/?>")
-#: Heading tags in a text this many times at least are its markup, not its words.
-TAGGED_HEADINGS = 2
+# A tag and its closing tag on one line: "<b>(1) </b>", "<h1>Eidgah</h1>".
+_TAG_PAIR = re.compile(r"<([A-Za-z][\w-]*)(?:\s[^<>\n]*)?>[^\n]*?</\1>")
+#: Tag pairs in a text this many times at least, a heading among them, are its markup, not its
+#: words (a text that quotes a tag or two is not marked up).
+TAGGED_PAIRS = 3
 
 
 def _untagged(text: str) -> tuple[str, set[str], list[str]]:
     """A tagged text without its tags, each heading and each tagged line a paragraph of its own;
     the headings; and the plan-log line. Any other text is as it was."""
-    if len(_HEADING_TAG.findall(text)) < TAGGED_HEADINGS:
+    if not _HEADING_TAG.search(text) or len(_TAG_PAIR.findall(text)) < TAGGED_PAIRS:
         return text, set(), []
     headings = {squash(_TAG.sub("", m[2])) for m in _HEADING_TAG.finditer(text)}
     tags = len(_TAG.findall(text))

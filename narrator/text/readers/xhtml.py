@@ -258,6 +258,22 @@ def _is_line(element: etree._Element) -> bool:
     return not any(tag_of(node) in BLOCK_TAGS or tag_of(node) == "br" for node in element.iterdescendants())
 
 
+# The classes that hide an element from the page (Bootstrap's, Bulma's, WordPress's, ...).
+_HIDDEN_CLASS = re.compile(r"^(is-)?(hidden|invisible|d-none|visually-?hidden|sr-only|screen-reader-text)$")
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+
+
+def _is_hidden(element: etree._Element) -> bool:
+    """Not shown on the page it is in: ``hidden``, ``aria-hidden``, a style or class that hides
+    it (a site's collapsed panels, a button's words for screen readers). A reader never sees it."""
+    return (
+        element.get("hidden") is not None
+        or element.get("aria-hidden", "").lower() == "true"
+        or bool(_HIDDEN_STYLE.search(element.get("style", "")))
+        or any(_HIDDEN_CLASS.match(name) for name in _classes(element))
+    )
+
+
 def unspoken(element: etree._Element, drop_notes: bool) -> str:
     """Why the element's text (not its tail) is never read: "note" (a note or caption ``notes:
     drop`` leaves unread), "page" (a printed page's number), "other" (a footnote marker, a line
@@ -266,6 +282,8 @@ def unspoken(element: etree._Element, drop_notes: bool) -> str:
     if tag in _DROP_TAGS or _is_note_marker(element, tag):
         return "other"
     if any(_LINE_NUMBER_CLASS.match(name) or _INTERFACE_CLASS.match(name) for name in _classes(element)):
+        return "other"
+    if _is_hidden(element):
         return "other"
     if drop_notes and (tag == "figcaption" or types_of(element) & _NOTE_TYPES):
         return "note"

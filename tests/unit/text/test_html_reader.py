@@ -363,3 +363,21 @@ def test_a_lone_heading_under_the_title_is_the_chapter_unless_it_is_a_byline(tmp
         )
     )
     assert [c.title for c in story.chapters] == ["The Yellow Wallpaper"]
+
+
+def test_paragraphs_a_menu_links_to_are_headings_and_hidden_elements_are_never_read(tmp_path: Path) -> None:
+    prose = "Licenciaras suteikia Jums teisę naudoti Licencijuojamus objektus visame pasaulyje. " * 30
+    sections = "".join(
+        f'<p id="s{n}"><strong>{n} skyrius – Dalis {n}.</strong></p><p>{prose}</p>' for n in range(1, 4)
+    )
+    menu = "".join(f'<li><a href="#s{n}">{n} skyrius – Dalis {n}.</a></li>' for n in range(1, 4))
+    page = (
+        f"<html><body><h1>Licencija</h1><ul>{menu}</ul>"
+        '<p class="is-hidden">Collapsed panel.</p><span class="is-sr-only">Show more</span>'
+        f'<div hidden>Never shown.</div><p style="display: none">Nor this.</p>{sections}</body></html>'
+    )
+    book = read_book(_write(tmp_path, "legalcode.html", page))
+    body = [c for c in book.chapters if c.kind == "body"]
+    assert [c.title for c in body] == [f"{n} skyrius – Dalis {n}" for n in range(1, 4)]
+    said = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert not any(hidden in said for hidden in ("Collapsed", "Show more", "Never shown", "Nor this"))

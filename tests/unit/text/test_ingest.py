@@ -132,6 +132,17 @@ def test_txt_marked_up_with_html_tags_reads_no_tag_and_its_heading_tags_head_cha
     assert not any("<" in p for c in book.chapters for p in c.paragraphs)
 
 
+def test_a_tagged_story_is_titled_by_its_heading_and_the_line_above_names_its_author(tmp_path: Path) -> None:
+    text = f"پریم چند\n<h1>عیدگاہ</h1>\n<b>(۱) </b><delimiter>{_PROSE}\n<b>(۲) </b><delimiter>{_PROSE}\n"
+    book = read_book(_write(tmp_path, "story.txt", text))
+    assert (book.title, book.authors) == ("عیدگاہ", ("پریم چند",))
+    assert [c.title for c in book.chapters if c.kind == "body"] == ["عیدگاہ"]
+    assert not any("<" in p for c in book.chapters for p in c.paragraphs)
+    # A text that quotes a tag or two is not marked up: its words stay.
+    quoted = read_book(_write(tmp_path, "quoted.txt", f"CHAPTER I\n\nWrite <h1>Title</h1> first. {_PROSE}\n"))
+    assert "<h1>Title</h1>" in quoted.chapters[-1].paragraphs[0]
+
+
 def test_txt_lines_past_any_wrap_width_are_paragraphs_of_their_own(tmp_path: Path) -> None:
     long = _PROSE.strip()
     book = read_book(_write(tmp_path, "unwrapped.txt", f"CHAPTER I\n\n{long}\n- Why? - he asked.\n{long}\n"))

@@ -307,3 +307,23 @@ def test_the_caption_of_a_list_of_links_goes_with_the_list(tmp_path: Path) -> No
     spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
     assert "Table of Contents" not in spoken and PROSE in spoken
     assert "Markdown: captions of link lists ('Table of Contents'): 1" in book.notes
+
+
+def test_headings_written_without_a_space_and_markdown_inside_a_div_are_read_as_pandoc_reads_them(
+    tmp_path: Path,
+) -> None:
+    text = (
+        '<div class="pagetitle">\n# Een boek\n</div>\n\n#Een boek\n\n## Introductie\n\n'
+        f"{PROSE}\n\n#Lessons learned\n\n{PROSE}\n\n#1. Het essay\n\n{PROSE}\n"
+    )
+    path = tmp_path / "howto.md"
+    path.write_text(text, encoding="utf-8")
+    book = read_book(path)
+    # The title said twice as the document opens is the book's; its first chapter is known by
+    # its first section.
+    assert book.title == "Een boek"
+    assert [c.title for c in book.chapters] == ["Introductie", "Lessons learned", "1. Het essay"]
+    # One such line is a "#hashtag", text.
+    one = tmp_path / "one.md"
+    one.write_text(f"# Title\n\n#hashtag\n\n{PROSE}\n", encoding="utf-8")
+    assert read_book(one).chapters[0].paragraphs[0] == "#hashtag"
