@@ -79,11 +79,28 @@ def _numeral_headings(blocks: list[Block]) -> list[Block]:
         for n, b in enumerate(blocks)
         if not b.heading and (value := bare_number(b.text) or numbered_title(b.text)) is not None
     ]
-    numerals = chapter_run(found, lambda start: sum(len(b.text.split()) for b in blocks[start:]))
-    if not numerals:
+    # Roman and arabic numbers count apart ("I. kafli." over "1. gr.", "2. gr."): where both count
+    # chapters, the coarser run, of fewer and longer pieces, is the chapters.
+    runs = [
+        run
+        for roman in (True, False)
+        if (
+            run := chapter_run(
+                [(n, value) for n, value in found if _roman_numbered(blocks[n].text) == roman],
+                lambda start: sum(len(b.text.split()) for b in blocks[start:]),
+            )
+        )
+    ]
+    if not runs:
         return blocks
+    numerals = min(runs, key=len)
     level = min(6, max((b.heading for b in blocks), default=0) + 1)
     return [replace(b, heading=level) if n in numerals else b for n, b in enumerate(blocks)]
+
+
+def _roman_numbered(text: str) -> bool:
+    """Whether a paragraph's number is in roman numerals."""
+    return not text.lstrip()[:1].isdigit()
 
 
 #: One heading that holds this share of its level's text is the level's one piece.

@@ -287,6 +287,16 @@ def _heading_fields(blocks: list[Block]) -> tuple[dict[str, object], list[Block]
     return fields, blocks[end:]
 
 
+# An HTML element whose content its Markdown processor reads as Markdown (kramdown, Markdown Extra).
+_MARKDOWN_INSIDE = re.compile(r"<[A-Za-z][^<>]*\smarkdown\s*=\s*[\"']?(1|block|span)\b", re.IGNORECASE)
+
+
+def _inline_text(text: str) -> str:
+    """Text as Markdown's inline syntax says it: "[Ada Initiative](https://…)" is "Ada Initiative"."""
+    tokens = _PARSER.parseInline(text)
+    return _inline(tokens[0].children or []).text if tokens else text
+
+
 # A <div> opening or closing tag alone on its line.
 _DIV_OPEN = re.compile(r"^[ ]{0,3}<div(?:\s[^<>]*)?>[ \t]*$", re.MULTILINE | re.IGNORECASE)
 _DIV_CLOSE = re.compile(r"^[ ]{0,3}</div>[ \t]*$", re.MULTILINE | re.IGNORECASE)
@@ -363,6 +373,9 @@ def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
             # HTML throughout.
             root = parse_html(token.content)
             html_blocks = extract(root, notes=notes).blocks if root is not None else []
+            if _MARKDOWN_INSIDE.search(token.content):
+                # kramdown's and Markdown Extra's markdown="1": the element's text is Markdown.
+                html_blocks = [replace(b, text=_inline_text(b.text)) for b in html_blocks]
             if html_blocks:
                 blocks += html_blocks
             else:

@@ -92,6 +92,8 @@ _MATTER_TITLE = re.compile(
     # The editor's account of the edition, not the author's text.
     r"|(a )?(note|notes) on the text|textual notes?"
     r"|bibliogra(phy|phie|fia|fie|fía)|literaturverzeichnis|works cited"
+    # What to read next: a list of titles and links, not the book's text.
+    r"|further reading|recommended reading|see also"
     # The transcriber's note by the word's root: "Transcriber's Notes", "Note du transcripteur",
     # "Nota del Trascrittore", "Anmerkungen zur Transkription".
     r"|(transcri|trascri|transkri)\w*'?s? notes?|(notes?|notas?|anmerkungen?|opmerkingen?)( \w+){0,3}"

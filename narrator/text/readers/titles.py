@@ -61,8 +61,9 @@ CJK_CHAPTER_LINE = re.compile(rf"^\s*{_CJK_DIVISION}(?P<name>\s.*)?$")
 CJK_CHAPTER_AFTER_SENTENCE = re.compile(rf"(?<=[。！？」』])\s+(?P<line>{_CJK_DIVISION}(\s[^。！？]*)?)$")
 
 
-# A paragraph that numbers and names a chapter: "1. Frá Gylfa konungi ok Gefjuni."
-_NUMBERED_TITLE = re.compile(r"^\s*(?P<number>\d{1,3})\.\s+[^\W\d_][^\n]*$")
+# A paragraph that numbers and names a chapter: "1. Frá Gylfa konungi ok Gefjuni.", "IV. kafli.
+# Kenninöfn." (roman numerals in capitals).
+_NUMBERED_TITLE = re.compile(r"^\s*(?P<number>\d{1,3}|[IVXLC]{1,7})\.\s+[^\W\d_][^\n]*$")
 #: ... in at most this many words.
 NUMBERED_TITLE_WORDS = 12
 
@@ -70,7 +71,10 @@ NUMBERED_TITLE_WORDS = 12
 def numbered_title(text: str) -> int | None:
     """The number of a short paragraph that numbers and names a chapter, else None."""
     match = _NUMBERED_TITLE.match(text)
-    return int(match["number"]) if match and len(text.split()) <= NUMBERED_TITLE_WORDS else None
+    if match is None or len(text.split()) > NUMBERED_TITLE_WORDS:
+        return None
+    number = match["number"]
+    return int(number) if number.isdigit() else roman_value(number) or None
 
 
 # A byline under a title: "by Edward Page Mitchell", "{by ...}", "(By ...)".

@@ -57,6 +57,12 @@ _ORDINAL_DIVISION = re.compile(
 )
 # A numbered section heading set flush left on a line of its own: "1.  Introduction", "10. References".
 _NUMBERED_HEADING = re.compile(r"^(?P<number>\d{1,3})\.?[ \t]+(?P<name>[^\W\d_][^\n]*[^.,;:\s])$")
+# A section heading numbered by its place in the sections above it, on a line of its own and set
+# anywhere on it: "1.1.1.  lecke: A KURZOR MOZGATÁSA", "3.2 Results".
+_DOTTED_HEADING = re.compile(r"^\s*\d{1,3}(?:\.\d{1,3})+\.?[ \t]+[^\W\d_][^\n]*$")
+#: Dotted headings are a text's sections where there is this much text under each on average (not
+#: a list of numbered rules).
+DOTTED_SECTION_WORDS = 40
 #: A closing section's heading after the numbered ones is a few words ("Conclusion", "Epilogue").
 CLOSING_HEADING_WORDS = 3
 # "[Illustration: ...]" and its cousins, by the word's root where languages share it
@@ -180,23 +186,42 @@ def _body(text: str) -> str:
     return text[: end.start()] if end is not None else text
 
 
+# A rule drawn across the page ("~~~~~~~~", "========"): it parts blocks, blank lines or not.
+_RULE_LINE = re.compile(r"^[ \t]*([~=_*#-])\1{7,}[ \t]*$", re.MULTILINE)
+
+
 def _blocks(text: str) -> list[tuple[int, str]]:
-    """Blocks of text between blank lines, each with the number of blank lines before it."""
+    """Blocks of text between blank lines, each with the number of blank lines before it; a rule
+    across the page is a block of its own."""
+    text = _RULE_LINE.sub(lambda m: f"\n{m[0]}\n", text)
     parts = re.split(r"(\n(?:[ \t]*\n)+)", "\n\n" + text)
     return [(parts[n - 1].count("\n") - 1, parts[n]) for n in range(2, len(parts), 2) if parts[n].strip()]
+
+
+def _heading_line(block: str) -> str:
+    """A block's one line, under any rule set above it ("~~~~" over "1.1.1. lecke: ..."), or ""."""
+    lines = [line for line in block.strip("\n").split("\n") if line.strip()]
+    while len(lines) > 1 and SCENE_BREAK.match(lines[0]):
+        lines = lines[1:]
+    return lines[0] if len(lines) == 1 else ""
 
 
 def _numbered_headings(blocks: list[tuple[int, str]]) -> set[int]:
     """Which blocks are a text's numbered headings: lines of their own, numbered 1, 2, 3 ... in
     order, either flush-left sections ("1.  Introduction") or numerals alone ("IV"), with a
     chapter's worth of text between them (a numbered list, stanza numbers or a stray "64. One
-    creature" are not)."""
-    lines = [block.strip("\n") if "\n" not in block.strip("\n") else "" for _, block in blocks]
+    creature" are not); else sections numbered by their place ("1.2.3. ..."), with text under each."""
+    lines = [_heading_line(block) for _, block in blocks]
     sections = [(n, int(m["number"])) for n, line in enumerate(lines) if (m := _NUMBERED_HEADING.match(line))]
     numerals = [(n, value) for n, line in enumerate(lines) if (value := bare_number(line)) is not None]
     for found in (sections, numerals):
         if run := chapter_run(found, lambda start: sum(len(block.split()) for _, block in blocks[start:])):
             return run
+    dotted = [n for n, line in enumerate(lines) if len(line) <= HEADING_CHARS and _DOTTED_HEADING.match(line)]
+    if len(dotted) >= NUMBERED_HEADINGS:
+        words = sum(len(block.split()) for _, block in blocks[dotted[0] :]) - len(dotted)
+        if words >= DOTTED_SECTION_WORDS * len(dotted):
+            return set(dotted)
     return set()
 
 
@@ -344,9 +369,13 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             drafts[-1].blocks += [Block(text) for text in [note_choice.caption(opening)] if text]
             continue
         raw_lines = [line.rstrip() for line in block.split("\n") if line.strip()]
-        if len(raw_lines) == 1 and SCENE_BREAK.match(raw_lines[0]):
+        if raw_lines and SCENE_BREAK.match(raw_lines[0]):
+            # A rule alone, or a rule set right above a heading ("~~~~" over "1.1.1. lecke: ..."):
+            # a break, never a title.
             drafts[-1].blocks.append(Block(is_break=True))
-            continue
+            raw_lines = raw_lines[1:]
+            if not raw_lines:
+                continue
         if len(raw_lines) >= 3 and all(_heading(line.strip()) for line in raw_lines):
             continue  # a list of acts or chapters: contents, not story
         heading = _heading(raw_lines[0].strip()) if raw_lines else None

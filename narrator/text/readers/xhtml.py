@@ -48,6 +48,8 @@ _DROP_TAGS = frozenset(_DROP_NAMES.split())
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 # Stands for a line break inside verse while the text is assembled; never in real text.
 _LINE = "\ue000"
+# Stands for a <br/> that parts paragraphs, in a page that sets its lines with <br/> and no <p>.
+_BREAK = "\ue003"
 # Class names and epub:type values of verse: "poem", "stanza", Standard Ebooks' "z3998:verse".
 _POEM_TOKEN = re.compile(
     r"(^|[-_:])(poem|poems|poetry|verse|verses|stanza|stanzas|lyrics?|song|hymn|lg)($|[-_\d])"
@@ -338,8 +340,10 @@ def _interface_panels(body: etree._Element) -> set[etree._Element]:
 
 
 class _Extractor:
-    def __init__(self, alt_text: bool, notes: str, panels: set[etree._Element]) -> None:
+    def __init__(self, alt_text: bool, notes: str, panels: set[etree._Element], by_breaks: bool) -> None:
         self.alt_text = alt_text
+        #: The page sets its paragraphs apart with <br/> alone: each line is a paragraph.
+        self.by_breaks = by_breaks
         self.drop_notes = notes == "drop"
         #: Forms and the panels captioning them: never walked.
         self.panels = panels
@@ -356,7 +360,7 @@ class _Extractor:
         """Add text; ``link`` is "" outside links, "page" in a link to a page, "file" in one to a file."""
         if not text:
             return
-        text = text.replace(_LINE, " ")
+        text = text.replace(_LINE, " ").replace(_BREAK, " ")
         if context.pre and not context.heading:
             text = text.replace("\n", _LINE)
         self.buffer.append(text)
@@ -390,15 +394,20 @@ class _Extractor:
         source = Source("", where.getroottree().getpath(where)) if where is not None else None
         common: _Shared = {"boilerplate": context.boilerplate, "types": context.types, "source": source}
         if context.heading:
-            self.blocks.append(Block(squash(raw.replace(_LINE, " ")), context.heading, **common))
+            said = squash(raw.replace(_LINE, " ").replace(_BREAK, " "))
+            self.blocks.append(Block(said, context.heading, **common))
             return
         stanzas: list[list[str]] = [[]]
-        for raw_line in raw.split(_LINE):
-            line = squash(raw_line)
-            if line:
-                stanzas[-1].append(line)
-            elif stanzas[-1]:
+        for paragraph in raw.split(_BREAK):
+            for raw_line in paragraph.split(_LINE):
+                line = squash(raw_line)
+                if line:
+                    stanzas[-1].append(line)
+                elif stanzas[-1]:
+                    stanzas.append([])
+            if stanzas[-1]:
                 stanzas.append([])
+        stanzas = [stanza for stanza in stanzas if stanza]
         for numbered in stanzas:
             lines = [line for line in numbered if not _NUMBER_ONLY.match(line)]
             if not lines:
@@ -427,7 +436,7 @@ class _Extractor:
         if silent == "note":
             if note := text_of(element):
                 self.dropped_notes.append(note)
-                if not "".join(self.buffer).strip():
+                if not "".join(self.buffer).replace(_BREAK, "").strip():
                     self.attach_notes()  # between paragraphs: it follows the one before
             return
         if silent == "page":
@@ -449,7 +458,10 @@ class _Extractor:
                 self.open_blocks.pop()
             return
         if tag == "br":
-            self.buffer.append(_LINE if context.poem and not context.heading else " ")
+            if context.poem and not context.heading:
+                self.buffer.append(_LINE)
+            else:
+                self.buffer.append(_BREAK if self.by_breaks else " ")
             return
         if tag == "img":
             # In a heading a picture is the title set as an image: its alt text is the title.
@@ -486,6 +498,28 @@ class _Extractor:
             self.open_blocks.pop()
 
 
+#: A page of this many line breaks at least ...
+BREAKS_SET_PARAGRAPHS = 30
+#: ... this many for each paragraph element at least ...
+BREAKS_A_PARAGRAPH = 10
+#: ... and this many characters of text a line on average (prose, not verse) sets its paragraphs
+#: with <br/>.
+PROSE_LINE_CHARS = 100
+
+
+def _set_by_breaks(body: etree._Element) -> bool:
+    """Whether the page sets its prose line by line with <br/>, with (almost) no <p>: an export
+    of a law, a typed letter. Each of its lines is then a paragraph, as on the screen; a page of
+    verse set so keeps its lines in one block."""
+    breaks = sum(1 for e in body.iter() if tag_of(e) == "br")
+    paragraphs = sum(1 for e in body.iter() if tag_of(e) == "p")
+    return (
+        breaks >= BREAKS_SET_PARAGRAPHS
+        and breaks >= BREAKS_A_PARAGRAPH * paragraphs
+        and len(squash(text_of(body))) >= PROSE_LINE_CHARS * breaks
+    )
+
+
 def extract(root: etree._Element, alt_text: bool = False, notes: str = "drop") -> Document:
     """Blocks and anchors of a parsed (X)HTML document; image alt text only when alt_text is set.
 
@@ -497,7 +531,7 @@ def extract(root: etree._Element, alt_text: bool = False, notes: str = "drop") -
             title = text_of(element)
             break
     body = next((e for e in root.iter() if tag_of(e) == "body"), root)
-    extractor = _Extractor(alt_text, notes, _interface_panels(body))
+    extractor = _Extractor(alt_text, notes, _interface_panels(body), _set_by_breaks(body))
     extractor.walk(body, _Context(), link="")
     extractor.flush(_Context())
     extractor.attach_notes()  # notes after the last paragraph (endnotes) go with it

@@ -381,3 +381,21 @@ def test_paragraphs_a_menu_links_to_are_headings_and_hidden_elements_are_never_r
     assert [c.title for c in body] == [f"{n} skyrius – Dalis {n}" for n in range(1, 4)]
     said = " ".join(p for c in book.chapters for p in c.paragraphs)
     assert not any(hidden in said for hidden in ("Collapsed", "Show more", "Never shown", "Nor this"))
+
+
+def test_a_page_set_line_by_line_with_breaks_has_paragraphs_and_roman_numbered_chapters(
+    tmp_path: Path,
+) -> None:
+    article = "Fullt nafn manns er eiginnafn hans eða eiginnöfn, millinafn og kenninafn, sem hann ber. " * 5
+    chapters = "".join(
+        f"<br><b>{numeral}. kafli.</b> <b>Nafn {numeral}.</b><br>"
+        + "".join(f"<b>{3 * n + k}. gr.</b><br>{article}<br>" for k in range(1, 4))
+        for n, numeral in enumerate(("I", "II", "III", "IV"))
+    )
+    book = read_book(
+        _write(tmp_path, "log.html", f"<html><body><h2>Lög um nöfn</h2>{chapters}</body></html>")
+    )
+    # The roman chapters, not the arabic articles under them, are the chapters; each line a paragraph.
+    first, *rest = (c for c in book.chapters if c.kind == "body")
+    assert [first.title] + [c.title.split(".")[0] for c in rest] == ["I. kafli. Nafn I", "II", "III", "IV"]
+    assert first.paragraphs[:2] == ("1. gr.", article.strip())

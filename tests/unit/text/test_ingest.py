@@ -435,3 +435,23 @@ def test_txt_a_word_list_in_two_columns_is_matter_and_a_vignette_is_not_read(tmp
     assert skipped == {"MOTS ET EXPRESSIONS": "a word list (terms and their glosses in two columns)"}
     spoken = " ".join(p for c in book.chapters if c.kind == "body" for p in c.paragraphs)
     assert "Vignette" not in spoken and "ondeugend" not in spoken
+
+
+#: Three lessons of a tutor: a rule drawn above each heading, numbered by its place.
+_LESSONS = [("1.1.1", "A KURZOR"), ("1.1.2", "KILÉPÉS"), ("1.1", "ÖSSZEFOGLALÓJA")]
+
+
+def test_sections_numbered_by_their_place_are_chapters_and_a_rule_above_a_heading_is_a_break(
+    tmp_path: Path,
+) -> None:
+    rule = "~" * 32
+    text = f"{'=' * 17}\n== Üdvözöljük ==\n{'=' * 17}\n\n{_PROSE}\n"
+    for number, name in _LESSONS:
+        text += f"{rule}\n\t\t{number}.  lecke: {name}\n\n\n{_PROSE}\n"
+    book = read_book(_write(tmp_path, "tutor.txt", text))
+    titles = [c.title for c in book.chapters if c.kind == "body"]
+    assert titles[-3:] == [f"{number}. lecke: {name}" for number, name in _LESSONS]
+    assert not any("~~~" in p or "===" in p for c in book.chapters for p in c.paragraphs)
+    # A version number in a sentence heads nothing: "3.2 Results" must be a line of its own.
+    prose = read_book(_write(tmp_path, "prose.txt", f"CHAPTER I\n\n{_PROSE} Version 3.2 came out.\n"))
+    assert len(prose.chapters) == 1

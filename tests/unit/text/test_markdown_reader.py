@@ -327,3 +327,15 @@ def test_headings_written_without_a_space_and_markdown_inside_a_div_are_read_as_
     one = tmp_path / "one.md"
     one.write_text(f"# Title\n\n#hashtag\n\n{PROSE}\n", encoding="utf-8")
     assert read_book(one).chapters[0].paragraphs[0] == "#hashtag"
+
+
+def test_markdown_inside_an_element_marked_markdown_1_is_read_as_markdown(tmp_path: Path) -> None:
+    text = (
+        f"# Guide\n\n{PROSE}\n\n"
+        '<aside markdown="1" class="pquote">\n  A quotation.\n  <p markdown="1">\n'
+        "— [Ada Initiative](https://webcache.example.com/search?q=cache:x)\n  </p>\n</aside>\n"
+    )
+    path = tmp_path / "guide.md"
+    path.write_text(text, encoding="utf-8")
+    said = " ".join(p for c in read_book(path).chapters for p in c.paragraphs)
+    assert "— Ada Initiative" in said and "webcache" not in said

@@ -19,6 +19,8 @@ PROSE = "The grandmother came to the valley in spring, and the children ran out 
         ("About this digital edition", True),
         ("About this document", True),
         ("GLOSSARY", True),
+        ("Further reading", True),
+        ("See also", True),
         ("The Marriage License", False),
         ("About Us", False),
     ],
