@@ -17,6 +17,7 @@ from narrator.core.book import Book, Chapter, joined
 from narrator.text.readers.aozora import is_aozora, parse_aozora
 from narrator.text.readers.apparatus import LEAST_ENTRIES, MOST
 from narrator.text.readers.decode import SCENE_BREAK, clean_text, decode_text, squash
+from narrator.text.readers.markdown import parse_markdown
 from narrator.text.readers.matter import (
     CREDIT_BLOCKS,
     PG_END,
@@ -57,6 +58,9 @@ _ORDINAL_DIVISION = re.compile(
 )
 # A numbered section heading set flush left on a line of its own: "1.  Introduction", "10. References".
 _NUMBERED_HEADING = re.compile(r"^(?P<number>\d{1,3})\.?[ \t]+(?P<name>[^\W\d_][^\n]*[^.,;:\s])$")
+#: Named numbered sections hold this many words each on average at least (about forty seconds):
+#: a numbered list's items hold fewer.
+SECTION_MIN_WORDS = 100
 # A section heading numbered by its place in the sections above it, on a line of its own and set
 # anywhere on it: "1.1.1.  lecke: A KURZOR MOZGATÁSA", "3.2 Results".
 _DOTTED_HEADING = re.compile(r"^\s*\d{1,3}(?:\.\d{1,3})+\.?[ \t]+[^\W\d_][^\n]*$")
@@ -212,11 +216,23 @@ def _numbered_headings(blocks: list[tuple[int, str]]) -> set[int]:
     chapter's worth of text between them (a numbered list, stanza numbers or a stray "64. One
     creature" are not); else sections numbered by their place ("1.2.3. ..."), with text under each."""
     lines = [_heading_line(block) for _, block in blocks]
-    sections = [(n, int(m["number"])) for n, line in enumerate(lines) if (m := _NUMBERED_HEADING.match(line))]
+    # A section's heading may stand on the first line of its block, its text right under it.
+    firsts = [block.strip("\n").split("\n")[0] for _, block in blocks]
+    sections = [
+        (n, int(m["number"]))
+        for n, line in enumerate(lines)
+        if (m := _NUMBERED_HEADING.match(line or firsts[n])) and len(m[0]) <= HEADING_CHARS
+    ]
     numerals = [(n, value) for n, line in enumerate(lines) if (value := bare_number(line)) is not None]
-    for found in (sections, numerals):
-        if run := chapter_run(found, lambda start: sum(len(block.split()) for _, block in blocks[start:])):
-            return run
+
+    def words_after(start: int) -> int:
+        return sum(len(block.split()) for _, block in blocks[start:])
+
+    # Named sections ("1. Mõisted") are a text's own parts at a shorter length than bare numerals.
+    if run := chapter_run(sections, words_after, SECTION_MIN_WORDS):
+        return run
+    if run := chapter_run(numerals, words_after):
+        return run
     dotted = [n for n, line in enumerate(lines) if len(line) <= HEADING_CHARS and _DOTTED_HEADING.match(line)]
     if len(dotted) >= NUMBERED_HEADINGS:
         words = sum(len(block.split()) for _, block in blocks[dotted[0] :]) - len(dotted)
@@ -396,7 +412,9 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
         ):
             # Gutenberg style: "CHAPTER I." with the chapter's name on the next line.
             title_lines, rest = [squash(raw_lines[0])], raw_lines[1:]
-            named = heading is not None and heading.re is CHAPTER_LINE and heading.group(4)
+            named = (heading is not None and heading.re is CHAPTER_LINE and heading.group(4)) or (
+                number in numbered and _NUMBERED_HEADING.match(raw_lines[0].strip())
+            )
             if not named and rest and len(rest[0].strip()) <= HEADING_CHARS:
                 title_lines, rest = [*title_lines, rest[0].strip()], rest[1:]
             # Where the contents maps the chapters, a heading it does not list heads a section.
@@ -534,8 +552,19 @@ def _is_subtitle(draft: Draft, raw_lines: list[str], following: list[str]) -> bo
     return numbered and line.isupper() and len(line) <= HEADING_CHARS
 
 
+# A Markdown heading on a line of its own after a blank line (or the file's start): "# Lesson 2.1.1: ...".
+_ATX_HEADING = re.compile(r"(?:\A|\n[ \t]*\n)#{1,6}[ \t]+\S[^\n]*")
+#: A plain text with this many Markdown headings at least is written in Markdown (a tutor, a
+#: README saved as .txt), and is read as Markdown is.
+MARKDOWN_HEADINGS = 3
+
+
 def read_txt(path: Path, notes: str = "drop") -> Book:
     text, encoding = decode_text(path, path.read_bytes())
     if is_aozora(text):
         return replace(parse_aozora(clean_text(text)), encoding=encoding)
+    if len(_ATX_HEADING.findall(text)) >= MARKDOWN_HEADINGS and not PG_START.search(text):
+        book = parse_markdown(text, title_from_stem(path), notes)
+        said = ("plain text written in Markdown: read as Markdown", *book.notes)
+        return replace(book, encoding=encoding, notes=said)
     return replace(parse_txt(text, title_from_stem(path), notes), encoding=encoding)

@@ -455,3 +455,16 @@ def test_sections_numbered_by_their_place_are_chapters_and_a_rule_above_a_headin
     # A version number in a sentence heads nothing: "3.2 Results" must be a line of its own.
     prose = read_book(_write(tmp_path, "prose.txt", f"CHAPTER I\n\n{_PROSE} Version 3.2 came out.\n"))
     assert len(prose.chapters) == 1
+
+
+def test_a_plain_text_written_in_markdown_is_read_as_markdown_and_named_sections_head_their_blocks(
+    tmp_path: Path,
+) -> None:
+    lessons = "\n\n".join(f"# Lesson 2.1.{n}: REGISTER {n}\n\n{_PROSE}" for n in range(1, 4))
+    book = read_book(_write(tmp_path, "tutor.txt", f"# Welcome\n\nHello.\n\n{lessons}\n"))
+    assert [c.title for c in book.chapters][-3:] == [f"Lesson 2.1.{n}: REGISTER {n}" for n in range(1, 4)]
+    assert "plain text written in Markdown: read as Markdown" in book.notes
+    # "1. Mõisted" heads the block it opens, its text on the next line; the line is not its title.
+    articles = "\n\n".join(f"{n}. Osa {n}\nKäesolevas litsentsis. {_PROSE * 2}" for n in range(1, 5))
+    licence = read_book(_write(tmp_path, "licence.txt", f"LITSENTS\n\n{articles}\n"))
+    assert [c.title for c in licence.chapters][-4:] == [f"{n}. Osa {n}" for n in range(1, 5)]
