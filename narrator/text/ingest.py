@@ -87,8 +87,7 @@ SUBTITLE_WORDS = 8
 _PAGE_TITLE_PARTS = re.compile(r"\s+[|\u2013\u2014]\s+")
 # A line that opens on a page or section number ("10 Epilogue") is a contents line, not a title.
 _NUMBERED_LINE = re.compile(r"^\d+\s")
-
-
+# A name has no digits: a line with a year or a number is an edition's, not an author's.
 _DIGIT = re.compile(r"\d")
 
 

@@ -272,6 +272,7 @@ def read_html(path: Path, notes: str = "drop") -> Book:
     if root is None:
         raise BookError(f"{path}: the book has no text to speak")
     document = extract(root, notes=notes)
+    _linked_titles_as_headings(root, document)
     linked = _contents_links(root, document)
     _mark_unlisted_end(document, linked)
     _titled_by_contents(document, linked)
@@ -306,7 +307,6 @@ def _contents_links(root: etree._Element, document: Document) -> dict[int, str]:
     names it (not only a number: "5", "37-51"), from a contents: a block of three such links or
     more, not a lone "To the index" link; empty when fewer than three headings are linked."""
     blocks = document.blocks
-    _linked_titles_as_headings(root, document)
     headed = {}
     for link in root.iter("a"):
         href = link.get("href", "")
