@@ -234,10 +234,9 @@ def _numbered_headings(blocks: list[tuple[int, str]]) -> set[int]:
     if run := chapter_run(numerals, words_after):
         return run
     dotted = [n for n, line in enumerate(lines) if len(line) <= HEADING_CHARS and _DOTTED_HEADING.match(line)]
-    if len(dotted) >= NUMBERED_HEADINGS:
-        words = sum(len(block.split()) for _, block in blocks[dotted[0] :]) - len(dotted)
-        if words >= DOTTED_SECTION_WORDS * len(dotted):
-            return set(dotted)
+    under = words_after(dotted[0]) - len(dotted) if dotted else 0  # the words, less the numbers
+    if len(dotted) >= NUMBERED_HEADINGS and under >= DOTTED_SECTION_WORDS * len(dotted):
+        return set(dotted)
     return set()
 
 

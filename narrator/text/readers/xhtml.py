@@ -10,6 +10,7 @@ are classified as front or back matter and stripped from chapters they share wit
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from html.entities import name2codepoint
 from typing import NamedTuple, TypedDict
@@ -511,11 +512,11 @@ def _set_by_breaks(body: etree._Element) -> bool:
     """Whether the page sets its prose line by line with <br/>, with (almost) no <p>: an export
     of a law, a typed letter. Each of its lines is then a paragraph, as on the screen; a page of
     verse set so keeps its lines in one block."""
-    breaks = sum(1 for e in body.iter() if tag_of(e) == "br")
-    paragraphs = sum(1 for e in body.iter() if tag_of(e) == "p")
+    tags = Counter(tag_of(e) for e in body.iter())
+    breaks = tags["br"]
     return (
         breaks >= BREAKS_SET_PARAGRAPHS
-        and breaks >= BREAKS_A_PARAGRAPH * paragraphs
+        and breaks >= BREAKS_A_PARAGRAPH * tags["p"]
         and len(squash(text_of(body))) >= PROSE_LINE_CHARS * breaks
     )
 
