@@ -267,7 +267,8 @@ def titled_for_bylines(
 ) -> tuple[list[Chapter], list[str]]:
     """The one chapter of a book of one piece, titled only by the book's author ("EDGAR ALLAN
     POE", "By Edgar Allan Poe": the byline under a story's title, listed in the contents as if it
-    were a chapter), is titled by the book instead; and the plan-log lines that say so. (Among
+    were a chapter) or not at all (the text under a page's title), is titled by the book instead;
+    and the plan-log lines that say so. (Among
     several, an author's name may title an essay on him.)"""
     names = {title_key(author) for author in authors} - {""}
     kept: list[Chapter] = []
@@ -275,8 +276,9 @@ def titled_for_bylines(
     one_piece = len([c for c in chapters if c.kind == "body" and c.paragraphs]) == 1
     for n, chapter in enumerate(chapters):
         byline = _is_byline(chapter.title, names)
-        if one_piece and chapter.kind == "body" and title and byline:
-            notes.append(f"chapter {chapter.title!r} is titled {title!r}: its title is the author's byline")
+        if one_piece and chapter.kind == "body" and title and (byline or not chapter.title.strip()):
+            why = "the author's byline" if byline else "none"
+            notes.append(f"chapter {chapter.title!r} is titled {title!r}: its title is {why}")
             kept.append(replace(chapter, title=title))
         elif chapter.kind == "body" and byline and _under_a_title(chapters, n):
             # The byline set as a heading under the piece's title: the title alone titles it.

@@ -16,6 +16,7 @@ from narrator.core.language import well_formed_tag
 from narrator.text.readers.apparatus import MOST
 from narrator.text.readers.decode import decode_text, squash
 from narrator.text.readers.matter import PG_END, build_chapters, is_matter_title, unwrapped_title
+from narrator.text.readers.prose import is_prose
 from narrator.text.readers.titles import (
     BYLINE,
     NUMBER_WORD,
@@ -124,6 +125,13 @@ def drafts_at_headings(blocks: list[Block], title: str, stated_level: int = 0) -
         # book's title, which need not title its first chapter too.
         title = title or blocks[headings[0]].text
         blocks = blocks[: headings[0]] + blocks[headings[0] + 1 :]
+    first = next((n for n, b in enumerate(blocks) if b.heading), None)
+    if first is not None and _site_named(title, blocks[first].text):
+        # The page's <title> is its first heading and the site's name ("Magozwe - Storybooks
+        # Kenya"): the heading is the book's title, and short lines above it are the site's menus.
+        title = blocks[first].text
+        if not any(is_prose(b.text) for b in blocks[:first]):
+            blocks = blocks[first:]
     repeated_level, chapter_level, label = (
         (stated_level, stated_level, None) if stated_level else _found_levels(blocks)
     )
@@ -166,6 +174,18 @@ def drafts_at_headings(blocks: list[Block], title: str, stated_level: int = 0) -
         ):
             draft.title, draft.blocks = draft.blocks[0].text, draft.blocks[1:]
     return title, drafts
+
+
+_SITE_SEPARATOR = re.compile(r"\s+[-|\u2013\u2014\u00b7:]\s+\S")
+
+
+def _site_named(page_title: str, heading: str) -> bool:
+    """Whether a page's <title> is the heading followed by a site's name."""
+    return (
+        len(page_title) > len(heading) > 0
+        and title_key(page_title[: len(heading)]) == title_key(heading)
+        and bool(_SITE_SEPARATOR.match(page_title[len(heading) :]))
+    )
 
 
 def _found_levels(blocks: list[Block]) -> tuple[int, int, str | None]:

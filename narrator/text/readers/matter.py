@@ -25,6 +25,7 @@ from narrator.text.readers.apparatus import (
     numbered_notes,
 )
 from narrator.text.readers.decode import squash
+from narrator.text.readers.prose import PROSE_WORDS, SENTENCE_END, is_prose, words
 from narrator.text.readers.repetition import drop_from_drafts
 from narrator.text.readers.titles import BYLINE, heads_a_chapter, title_key
 from narrator.text.readers.xhtml import ERRATA, GLOSSARY, UNLISTED, Block, Draft
@@ -122,13 +123,6 @@ _MATTER_TYPE_NAMES = """
     index seriespage other-credits endnotes footnotes rearnotes errata
 """
 _MATTER_TYPES = frozenset(_MATTER_TYPE_NAMES.split()) | {UNLISTED}
-# A sentence's end, with the quotes and brackets that may close it in any language ("…!“", "…?»",
-# "。」").
-_SENTENCE_END = re.compile(
-    "[.!?\u2026\u3002\uff01\uff1f][\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u203a\u300d\u300f)\\]_*]*$"
-)
-# Chinese characters and Japanese kana: scripts that write words without spaces between them.
-_HAN_KANA = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # A printer's imprint at the end of a book: "_Printed by_ SPOTTISWOODE, BALLANTYNE & CO."
 _PRINTER = re.compile(r"^[\W_]*(made and )?printed( in [\w ]+?)?[\W_]+by(?![a-z])", re.IGNORECASE)
 # "(c) 2019" is the sign as typed; "(c)" alone is a list's third item.
@@ -184,11 +178,6 @@ def mark_gutenberg(drafts: list[Draft]) -> None:
     for n, (draft, index) in enumerate(stream):
         if index >= 0 and ((start is not None and n <= start) or (end is not None and n >= end)):
             draft.blocks[index] = replace(draft.blocks[index], boilerplate=True)
-
-
-def words(text: str) -> int:
-    """Words of a text, in scripts written without spaces too: two Han or kana characters a word."""
-    return len(text.split()) + len(_HAN_KANA.findall(text)) // 2
 
 
 def word_count(blocks: Iterable[Block]) -> int:
@@ -269,7 +258,10 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
         if is_catalogue(said):
             return "a publisher's catalogue"
     linked = [b for b in texts if b.link_chars]
-    if len(linked) >= 3 and sum(b.link_chars for b in texts) >= 0.6 * chars:
+    # Three links or more, or links and no sentence: a site's "Read more" and "Options" menus too.
+    if (len(linked) >= 3 or (linked and not any(is_prose(b.text) for b in texts))) and sum(
+        b.link_chars for b in texts
+    ) >= 0.6 * chars:
         return "contents page (mostly links)"
     # Only a page untitled or named for the book: a section that cites a copyright ("Using Code
     # Examples") is read.
@@ -320,7 +312,7 @@ def authors_matter(skipped_by: str) -> bool:
 def _has_sentences(draft: Draft) -> bool:
     """Whether the draft has running text: a line set in capitals is a title, even with a stop."""
     texts = [b.text for b in draft.blocks if b.text and not b.boilerplate and not b.text.isupper()]
-    return any(words(t) >= 4 and _SENTENCE_END.search(t) for t in texts)
+    return any(words(t) >= 4 and SENTENCE_END.search(t) for t in texts)
 
 
 #: A title this long at least (in letters and digits) is looked for in a contents: "II" is anywhere.
@@ -352,10 +344,10 @@ def _drop_contents_lines(draft: Draft, later: list[str]) -> list[str]:
     the pages before the first chapter), and the line of a few words heading it ("Table des
     matières")."""
     for n, block in enumerate(draft.blocks):
-        if block.boilerplate or _SENTENCE_END.search(block.text) or not _names_in_order(block.text, later):
+        if block.boilerplate or SENTENCE_END.search(block.text) or not _names_in_order(block.text, later):
             continue
         before = draft.blocks[n - 1] if n else None
-        heading = before is not None and words(before.text) <= 3 and not _SENTENCE_END.search(before.text)
+        heading = before is not None and words(before.text) <= 3 and not SENTENCE_END.search(before.text)
         gone = [n - 1, n] if heading else [n]
         lines = " ".join(draft.blocks[i].text for i in gone)
         draft.blocks = [b for i, b in enumerate(draft.blocks) if i not in gone]
@@ -472,7 +464,7 @@ def _drop_credits(drafts: list[Draft]) -> list[str]:
         text = draft.blocks[i].text
         if i in gone.get(id(draft), ()):
             continue
-        if _EMAIL.search(text) and words(text) <= CREDIT_WORDS // 2 and not _SENTENCE_END.search(text):
+        if _EMAIL.search(text) and words(text) <= CREDIT_WORDS // 2 and not SENTENCE_END.search(text):
             gone.setdefault(id(draft), set()).add(i)
             notes.append(f"not read: {squash(text)[:100]!r}: a contact address")
             continue
@@ -486,7 +478,7 @@ def _drop_credits(drafts: list[Draft]) -> list[str]:
         gone.setdefault(id(draft), set()).add(i)
         if n + 1 < len(said) and said[n + 1][0] is draft:
             names = draft.blocks[said[n + 1][1]].text
-            list_of_names = words(names) <= CREDIT_WORDS // 2 and not _SENTENCE_END.search(names)
+            list_of_names = words(names) <= CREDIT_WORDS // 2 and not SENTENCE_END.search(names)
             if list_of_names and not heads_a_chapter(names):
                 gone[id(draft)].add(said[n + 1][1])
                 lost.append(names)
@@ -697,8 +689,6 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
     return chapters, tuple(notes)
 
 
-#: A paragraph of the book's own text, not a title page's line: this many words, ending a sentence.
-PROSE_WORDS = 12
 #: A heading is one line of at most this many words.
 HEADING_WORDS = 8
 #: A paper's abstract stands within this many lines of its start (title, authors, affiliations).
@@ -729,7 +719,7 @@ def without_edge_imprints(
         if chapter.kind == "body"
         for p in range(len(chapter.paragraphs))
     ]
-    prose = [n for n, (c, p) in enumerate(places) if _is_prose(chapters[c].paragraphs[p])]
+    prose = [n for n, (c, p) in enumerate(places) if is_prose(chapters[c].paragraphs[p])]
     if not prose:
         return list(chapters), []
     said = [chapters[c].paragraphs[p] for c, p in places]
@@ -816,7 +806,3 @@ _DIALOGUE = re.compile(
 def _is_imprint(lines: Sequence[str]) -> bool:
     """A title page's or colophon's lines: a few, each short."""
     return len(lines) <= IMPRINT_LINES and all(words(line) < 2 * PROSE_WORDS for line in lines)
-
-
-def _is_prose(paragraph: str) -> bool:
-    return words(paragraph) >= PROSE_WORDS and bool(_SENTENCE_END.search(paragraph.rstrip()))

@@ -20,6 +20,7 @@ from lxml import etree
 
 from narrator.text.readers.apparatus import is_corrections_table
 from narrator.text.readers.decode import SCENE_BREAK, clean_text, squash
+from narrator.text.readers.prose import is_prose
 from narrator.text.readers.titles import chapter_line, title_key
 
 _EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
@@ -340,13 +341,51 @@ def _interface_panels(body: etree._Element) -> set[etree._Element]:
     return panels
 
 
+#: Columns that give a page again in another language are alternates on this many pages or more ...
+VERSION_PAGES = 3
+#: ... where each page's versions are of like length (a translation, not a caption and its text) ...
+VERSION_LENGTH_RATIO = 0.5
+#: ... and hold prose: this many characters a version at least, all pages together.
+VERSION_CHARS = 200
+_VERSION_TAGS = frozenset({"div", "section", "article", "p"})
+
+
+def _alternate_versions(body: etree._Element) -> set[etree._Element]:
+    """Columns that set each page of the text again in other languages, shown one at a time by a
+    site's language switch (<div class="txt def">, <div class="txt l1">, <div class="txt l2">):
+    siblings alike but for one class, in the same order on page after page. The first is the
+    page as it opens, the book's own; the others are alternates, never read."""
+    pages: dict[tuple[str, frozenset[str], tuple[str, ...]], list[list[etree._Element]]] = {}
+    for parent in body.iter():
+        alike: dict[tuple[str, frozenset[str]], list[tuple[str, etree._Element]]] = {}
+        for child in parent:
+            if tag_of(child) in _VERSION_TAGS and len(classes := set(_classes(child))) > 1:
+                for token in classes:
+                    alike.setdefault((tag_of(child), frozenset(classes - {token})), []).append((token, child))
+        for (tag, shared), members in alike.items():
+            tokens = tuple(token for token, _ in members)
+            if len(members) > 1 and len(set(tokens)) == len(tokens):
+                pages.setdefault((tag, shared, tokens), []).append([child for _, child in members])
+    alternates: set[etree._Element] = set()
+    for (_, _, tokens), found in pages.items():
+        lengths = [[len(squash(text_of(version))) for version in page] for page in found]
+        if (
+            len(found) >= VERSION_PAGES
+            and all(min(page) >= VERSION_LENGTH_RATIO * max(page) for page in lengths)
+            and min(map(sum, zip(*lengths, strict=True))) >= VERSION_CHARS
+        ):
+            # The same classes mark the versions elsewhere too: the title's spans in each language.
+            alternates.update(e for e in body.iter() if set(_classes(e)) & set(tokens[1:]))
+    return alternates
+
+
 class _Extractor:
     def __init__(self, alt_text: bool, notes: str, panels: set[etree._Element], by_breaks: bool) -> None:
         self.alt_text = alt_text
         #: The page sets its paragraphs apart with <br/> alone: each line is a paragraph.
         self.by_breaks = by_breaks
         self.drop_notes = notes == "drop"
-        #: Forms and the panels captioning them: never walked.
+        #: Never walked: forms with the panels captioning them, a page's alternate versions.
         self.panels = panels
         self.blocks: list[Block] = []
         self.anchors: dict[str, int] = {}
@@ -521,6 +560,21 @@ def _set_by_breaks(body: etree._Element) -> bool:
     )
 
 
+def _is_prose(heading: str) -> bool:
+    """Prose, not a title: a chapter's title of a sentence's length is numbered ("CHAPTER 13. SOME
+    INSTANCES …") or set in capitals."""
+    return is_prose(heading) and not heading.isupper() and not chapter_line(heading)
+
+
+def _prose_in_headings(blocks: list[Block]) -> list[Block]:
+    """A heading level that holds prose half the time or more sets the text large (a picture
+    book's pages, each in an <h3>): its blocks are paragraphs, the short pages too."""
+    levels = Counter(b.heading for b in blocks if b.heading)
+    prose = Counter(b.heading for b in blocks if b.heading and _is_prose(b.text))
+    text_levels = {level for level, count in prose.items() if 2 * count >= levels[level]}
+    return [replace(b, heading=0) if b.heading in text_levels else b for b in blocks]
+
+
 def extract(root: etree._Element, alt_text: bool = False, notes: str = "drop") -> Document:
     """Blocks and anchors of a parsed (X)HTML document; image alt text only when alt_text is set.
 
@@ -532,11 +586,13 @@ def extract(root: etree._Element, alt_text: bool = False, notes: str = "drop") -
             title = text_of(element)
             break
     body = next((e for e in root.iter() if tag_of(e) == "body"), root)
-    extractor = _Extractor(alt_text, notes, _interface_panels(body), _set_by_breaks(body))
+    extractor = _Extractor(
+        alt_text, notes, _interface_panels(body) | _alternate_versions(body), _set_by_breaks(body)
+    )
     extractor.walk(body, _Context(), link="")
     extractor.flush(_Context())
     extractor.attach_notes()  # notes after the last paragraph (endnotes) go with it
-    return Document(extractor.blocks, extractor.anchors, title)
+    return Document(_prose_in_headings(extractor.blocks), extractor.anchors, title)
 
 
 # --- chapter titles ---------------------------------------------------------------------------

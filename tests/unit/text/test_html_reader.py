@@ -399,3 +399,41 @@ def test_a_page_set_line_by_line_with_breaks_has_paragraphs_and_roman_numbered_c
     first, *rest = (c for c in book.chapters if c.kind == "body")
     assert [first.title] + [c.title.split(".")[0] for c in rest] == ["I. kafli. Nafn I", "II", "III", "IV"]
     assert first.paragraphs[:2] == ("1. gr.", article.strip())
+
+
+def test_a_story_page_reads_its_own_language_once_and_its_pages_set_in_headings_as_text(
+    tmp_path: Path,
+) -> None:
+    # A picture-book site: each page's text in three columns alike but for one class (the story,
+    # its translation, the story again), shown one at a time by a script, set large in <h3>.
+    pages = [
+        "Kwenye jiji la Nairobi lenye pilikapilika nyingi paliishi kikundi cha wavulana wasiokuwa na makwao.",
+        "Magozwe aliota kuwa rubani.",
+        "Siku moja Magozwe alikuta kitabu cha hadithi kwenye mapipa ya takataka ya jiji lile kubwa.",
+        "Thomas alimpeleka Magozwe kwenye nyumba yenye paa la kijani, na Magozwe akaanza kwenda shule.",
+    ]
+    english = [
+        "In the busy city of Nairobi lived a group of homeless boys, far from a caring home.",
+        "Magozwe dreamed of being a pilot.",
+        "One day Magozwe found a storybook in the rubbish bins of the big city, torn and old.",
+        "Thomas took Magozwe to the house with the green roof, and Magozwe started going to school.",
+    ]
+    columns = "".join(
+        f'<div class="columns"><div class="column txt def"><h3>{sw}</h3></div>'
+        f'<div class="column txt l1"><h3>{en}</h3></div><div class="column txt l2"><h3>{sw}</h3></div></div>'
+        for sw, en in zip(pages, english, strict=True)
+    )
+    page = (
+        "<html><head><title>Magozwe - Storybooks Kenya</title></head><body>"
+        '<nav><a href="/">Home</a> <a href="/about">About</a></nav><p>Download PDF</p>'
+        '<h1><span class="def">Magozwe</span> <span class="l1">Magozwe</span>'
+        ' <span class="l2">Magozwe</span></h1>'
+        f"{columns}<h5>Read more stories:</h5><p><a href='/s/1'>Simbegwire</a></p></body></html>"
+    )
+    book = read_book(_write(tmp_path, "story.html", page))
+    body = [c for c in book.chapters if c.kind == "body"]
+    # One chapter, titled by the page's heading (its <title> adds the site's name), read once.
+    assert book.title == "Magozwe"
+    assert [c.title for c in body] == ["Magozwe"]
+    assert body[0].paragraphs == tuple(pages)
+    assert book.language == "sw"

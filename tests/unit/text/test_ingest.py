@@ -247,7 +247,8 @@ def test_txt_numerals_alone_on_a_line_are_chapters_named_in_the_book_s_language(
     titles = [c.title for c in read_book(_write(tmp_path, "english.txt", english)).chapters]
     assert titles[:3] == ["Chapter I", "Chapter II", "Chapter III"]
     stanzas = "".join(f"{n}\n\nA short stanza\nof two lines.\n\n" for n in range(1, 6))
-    assert [c.title for c in read_book(_write(tmp_path, "poem.txt", stanzas)).chapters] == [""]
+    # Numbered stanzas are not chapters: the poem is one piece, titled by the book.
+    assert [c.title for c in read_book(_write(tmp_path, "poem.txt", stanzas)).chapters] == ["Poem"]
 
 
 def test_txt_transcriber_s_note_and_contact_address_are_not_read(tmp_path: Path) -> None:
