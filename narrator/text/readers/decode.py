@@ -17,10 +17,30 @@ _INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
 SCENE_BREAK = re.compile(r"^[\s*#~\-_=.•·⁂✻✽✶❦]+$")
 
 
+# A banner typed letter-spaced ("Ü d v ö z ö l j ü k   a   V I M - o k t a t ó b a n"): letters
+# one space apart, four or more (fewer may be words of one letter: Czech "a v s"), words two
+# spaces apart or more.
+_SPACED_RUN = re.compile(r"(?<!\S)[^\W\d_](?: (?:[^\W\d_]|-)){3,}(?!\S)")
+_WORD_GAP = re.compile(r" {2,}")
+
+
+def _unspaced(line: str) -> str:
+    """The line with its letter-spaced words joined, when it is set letter-spaced."""
+    if not _SPACED_RUN.search(line):
+        return line
+    indent = line[: len(line) - len(line.lstrip())]
+    groups = _WORD_GAP.split(line.strip())
+    if len(groups) == 1 and not _SPACED_RUN.fullmatch(groups[0]):
+        return line  # single spaces between words: prose with a run of one-letter words in it
+    return indent + " ".join(g.replace(" ", "") if _SPACED_RUN.fullmatch(g) else g for g in groups)
+
+
 def clean_text(text: str) -> str:
-    """Normalise line ends, drop invisible and control characters, keep everything speakable."""
+    """Normalise line ends, drop invisible and control characters, join letter-spaced words; keep
+    everything speakable."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _INVISIBLE.sub("", text)
+    text = "\n".join(_unspaced(line) for line in text.split("\n"))
     return "".join(c for c in text if c in "\n\t" or unicodedata.category(c) != "Cc")
 
 

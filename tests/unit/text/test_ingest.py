@@ -469,3 +469,11 @@ def test_a_plain_text_written_in_markdown_is_read_as_markdown_and_named_sections
     articles = "\n\n".join(f"{n}. Osa {n}\nKäesolevas litsentsis. {_PROSE * 2}" for n in range(1, 5))
     licence = read_book(_write(tmp_path, "licence.txt", f"LITSENTS\n\n{articles}\n"))
     assert [c.title for c in licence.chapters][-4:] == [f"{n}. Osa {n}" for n in range(1, 5)]
+
+
+def test_a_letter_spaced_banner_is_read_as_words_and_one_letter_words_stay_apart(tmp_path: Path) -> None:
+    prose = "Tam byl dům a v něm žil starý muž, který měl rád knihy a v zimě četl u kamen. " * 20
+    text = f"Ü d v ö z ö l j ü k   a   V I M - o k t a t ó b a n\n\n{prose}\n\nS tím a v s k dalším.\n"
+    said = " ".join(p for c in read_book(_write(tmp_path, "banner.txt", text)).chapters for p in c.paragraphs)
+    assert "Üdvözöljük a VIM-oktatóban" in said
+    assert "S tím a v s k dalším." in said
