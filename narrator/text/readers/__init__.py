@@ -13,6 +13,7 @@ from narrator.text.readers.html import read_html
 from narrator.text.readers.kindle import read_kindle
 from narrator.text.readers.markdown import read_markdown
 from narrator.text.readers.pdf import read_pdf
+from narrator.text.readers.rst import read_rst
 from narrator.text.readers.txt import read_txt
 
 
@@ -26,6 +27,7 @@ READERS: dict[str, Reader] = {
     ".txt": read_txt,
     ".md": read_markdown,
     ".markdown": read_markdown,
+    ".rst": read_rst,
     ".epub": read_epub,
     ".html": read_html,
     ".htm": read_html,

@@ -291,20 +291,24 @@ def read_html(path: Path, notes: str = "drop") -> Book:
             raise BookError(f"{path}: cannot parse the HTML ({error})") from None
     if root is None:
         raise BookError(f"{path}: the book has no text to speak")
+    return replace(book_from_html(root, title_from_stem(path), notes), encoding=encoding)
+
+
+def book_from_html(root: etree._Element, fallback_title: str, notes: str = "drop") -> Book:
+    """The book a parsed HTML page holds; ``fallback_title`` where the page names none."""
     document = extract(root, notes=notes)
     _linked_titles_as_headings(root, document)
     linked = _contents_links(root, document)
     _mark_unlisted_end(document, linked)
     _titled_by_contents(document, linked)
     wrapped, drafts = drafts_at_headings(document.blocks, document.title)
-    title, authors = unwrapped_title(wrapped or title_from_stem(path))
+    title, authors = unwrapped_title(wrapped or fallback_title)
     language = _stated_language(root)
     chapters, dropped = build_chapters(drafts, title)
     return Book(
         title,
         chapters,
         authors or _stated_authors(root),
-        encoding=encoding,
         language=language or "en",
         language_source="document's lang attribute" if language else "",
         notes=dropped,

@@ -109,10 +109,23 @@ def _math(source: str) -> str:
     return squash(re.sub(r"[{}^_$]", "", _LATEX_COMMAND.sub(letter, source)))
 
 
+# An address as a page shows it: no scheme, no "www.", no closing slash.
+_SHOWN_ADDRESS = re.compile(r"^(https?://)?(www\.)?|/$", re.IGNORECASE)
+
+
+def _shows_its_address(words: str, href: str) -> bool:
+    """Whether a link's words are its own address ("[desktop.github.com](https://desktop.github.com)"):
+    the author shows the reader where to go, as text, not a menu's entry."""
+    return (
+        bool(words) and _SHOWN_ADDRESS.sub("", words.strip()).lower() == _SHOWN_ADDRESS.sub("", href).lower()
+    )
+
+
 def _inline(children: Iterable[Token]) -> _Inline:
     parts: list[str] = []
     link_depth = link_chars = link_alnum = file_link_chars = 0
-    to_file = False
+    href = ""
+    link_words: list[str] = []  # the words of the link being read
     notes: list[str] = []
     for token in children:
         if token.type in ("text", "code_inline", "math_inline"):
@@ -123,19 +136,22 @@ def _inline(children: Iterable[Token]) -> _Inline:
             else:
                 parts.append(token.content)
             if link_depth:
-                link_chars += len(token.content.strip())
-                file_link_chars += len(token.content.strip()) if to_file else 0
-                link_alnum += sum(ch.isalnum() for ch in token.content)
+                link_words.append(token.content)
         elif token.type == "softbreak":
             parts.append(_SOFT_BREAK)
         elif token.type == "hardbreak":
             parts.append("\n")
         elif token.type == "link_open":
             if not link_depth:
-                to_file = bool(FILE_LINK.search(str(token.attrs.get("href", ""))))
+                href, link_words = str(token.attrs.get("href", "")), []
             link_depth += 1
         elif token.type == "link_close":
             link_depth -= 1
+            words = "".join(link_words)
+            if not link_depth and not _shows_its_address(words, href):
+                link_chars += len(words.strip())
+                file_link_chars += len(words.strip()) if FILE_LINK.search(href) else 0
+                link_alnum += sum(ch.isalnum() for ch in words)
         elif token.type == "footnote_ref":
             # By id: pandoc's inline notes ("^[...]") have no label.
             notes.append(str(token.meta["id"]))
@@ -309,6 +325,18 @@ def _markdown_in_divs(text: str) -> str:
     return _DIV_CLOSE.sub(lambda m: "\n" + m[0], _DIV_OPEN.sub(lambda m: m[0] + "\n", text))
 
 
+# A template's tag on a line of its own: Liquid's "{% capture colOne %}", "{{ colOne | markdownify }}"
+# (Jekyll), Hugo's shortcodes "{{< figure … >}}". The site renders them; they are never text.
+_TEMPLATE_LINE = re.compile(r"^[ \t]*(\{%-?.*?-?%\}|\{\{.*?\}\})[ \t]*$", re.MULTILINE)
+
+
+def _without_template_lines(text: str, unread: Counter[str]) -> str:
+    text, count = _TEMPLATE_LINE.subn("", text)
+    if count:
+        unread["template tags (Liquid, Hugo shortcodes)"] += count
+    return text
+
+
 # A heading written with no space after its hashes ("#Lessons learned", "##Auteurs"), which
 # CommonMark reads as a paragraph: a short line, not a sentence, with no hash inside (OpenITI's
 # "######OpenITI#" and "#META#Header#End#" are a format's markers).
@@ -341,11 +369,12 @@ def _unspaced_headings(blocks: list[Block], unread: Counter[str]) -> list[Block]
 
 
 def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
-    text, title_block = _title_block(_markdown_in_divs(clean_text(text)))
+    unread: Counter[str] = Counter()
+    text = _without_template_lines(clean_text(text), unread)
+    text, title_block = _title_block(_markdown_in_divs(text))
     tokens = _PARSER.parse(text)
     matter = next((_front_matter(t.content) for t in tokens if t.type == "front_matter"), {}) or title_block
     footnotes = _footnotes(tokens)
-    unread: Counter[str] = Counter()
     blocks: list[Block] = []
     heading = 0
     skip_depth = 0  # inside a footnote block: its text goes where it is referred to

@@ -28,6 +28,7 @@ from narrator.text.readers.matter import (
 )
 from narrator.text.readers.printed_contents import located, without_contents
 from narrator.text.readers.repetition import drop_from_pages
+from narrator.text.readers.rst import is_rst, parse_rst
 from narrator.text.readers.titles import (
     CHAPTER_LINE,
     CJK_CHAPTER_LINE,
@@ -562,6 +563,10 @@ def read_txt(path: Path, notes: str = "drop") -> Book:
     text, encoding = decode_text(path, path.read_bytes())
     if is_aozora(text):
         return replace(parse_aozora(clean_text(text)), encoding=encoding)
+    if is_rst(text) and not PG_START.search(text):
+        book = parse_rst(text, title_from_stem(path), notes)
+        said = ("plain text written in reStructuredText: read as reStructuredText", *book.notes)
+        return replace(book, encoding=encoding, notes=said)
     if len(_ATX_HEADING.findall(text)) >= MARKDOWN_HEADINGS and not PG_START.search(text):
         book = parse_markdown(text, title_from_stem(path), notes)
         said = ("plain text written in Markdown: read as Markdown", *book.notes)

@@ -339,3 +339,22 @@ def test_markdown_inside_an_element_marked_markdown_1_is_read_as_markdown(tmp_pa
     path.write_text(text, encoding="utf-8")
     said = " ".join(p for c in read_book(path).chapters for p in c.paragraphs)
     assert "— Ada Initiative" in said and "webcache" not in said
+
+
+def test_template_tags_are_never_read_and_a_link_showing_its_address_is_text(tmp_path: Path) -> None:
+    prose = "Les branques són una part important del treball amb Git, i cada comissió hi queda. " * 8
+    text = (
+        "---\ntitle: Apunts de Git\n---\n\n{% capture colOne %}\n## Instal·lació\n\n"
+        "### GitHub d'escriptori\n[desktop.github.com](https://desktop.github.com)\n\n"
+        f"## Branques\n\n{prose}\n\n## Canvis\n\n{prose}\n{{% endcapture %}}\n\n"
+        '<div class="col">\n{{ colOne | markdownify }}\n</div>\n\n'
+        "## Enllaços\n\n[Inici](index.md)\n\n[Branques](branques.md)\n"
+    )
+    path = tmp_path / "git.md"
+    path.write_text(text, encoding="utf-8")
+    book = read_book(path)
+    body = [c for c in book.chapters if c.kind == "body"]
+    said = " ".join(p for c in body for p in c.paragraphs)
+    assert [c.title for c in body] == ["Instal·lació", "Branques", "Canvis"]
+    assert "desktop.github.com" in said
+    assert not any(tag in said for tag in ("{%", "capture", "markdownify", "Inici"))
