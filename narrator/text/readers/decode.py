@@ -35,6 +35,12 @@ def _unspaced(line: str) -> str:
     return indent + " ".join(g.replace(" ", "") if _SPACED_RUN.fullmatch(g) else g for g in groups)
 
 
+# A template's tag or placeholder on a line of its own: Liquid's "{% capture colOne %}" and
+# "{{ colOne | markdownify }}" (Jekyll), Hugo's "{{< figure … >}}", "<<Blank lines inserted here by
+# startup of help-with-tutorial>>". What renders the file fills them in; they are never text.
+TEMPLATE_LINE = re.compile(r"^[ \t]*(\{%-?.*?-?%\}|\{\{.*?\}\}|<<[^<>\n]+>>)[ \t]*$", re.MULTILINE)
+
+
 def clean_text(text: str) -> str:
     """Normalise line ends, drop invisible and control characters, join letter-spaced words; keep
     everything speakable."""

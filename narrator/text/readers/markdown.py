@@ -29,7 +29,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from narrator.core.book import Book
-from narrator.text.readers.decode import clean_text, decode_text, squash
+from narrator.text.readers.decode import TEMPLATE_LINE, clean_text, decode_text, squash
 from narrator.text.readers.html import drafts_at_headings
 from narrator.text.readers.matter import build_chapters
 from narrator.text.readers.titles import title_from_stem
@@ -325,18 +325,6 @@ def _markdown_in_divs(text: str) -> str:
     return _DIV_CLOSE.sub(lambda m: "\n" + m[0], _DIV_OPEN.sub(lambda m: m[0] + "\n", text))
 
 
-# A template's tag on a line of its own: Liquid's "{% capture colOne %}", "{{ colOne | markdownify }}"
-# (Jekyll), Hugo's shortcodes "{{< figure … >}}". The site renders them; they are never text.
-_TEMPLATE_LINE = re.compile(r"^[ \t]*(\{%-?.*?-?%\}|\{\{.*?\}\})[ \t]*$", re.MULTILINE)
-
-
-def _without_template_lines(text: str, unread: Counter[str]) -> str:
-    text, count = _TEMPLATE_LINE.subn("", text)
-    if count:
-        unread["template tags (Liquid, Hugo shortcodes)"] += count
-    return text
-
-
 # A heading written with no space after its hashes ("#Lessons learned", "##Auteurs"), which
 # CommonMark reads as a paragraph: a short line, not a sentence, with no hash inside (OpenITI's
 # "######OpenITI#" and "#META#Header#End#" are a format's markers).
@@ -370,7 +358,9 @@ def _unspaced_headings(blocks: list[Block], unread: Counter[str]) -> list[Block]
 
 def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
     unread: Counter[str] = Counter()
-    text = _without_template_lines(clean_text(text), unread)
+    text, count = TEMPLATE_LINE.subn("", clean_text(text))
+    if count:
+        unread["template tags and placeholders ({% … %}, {{ … }}, << … >>)"] += count
     text, title_block = _title_block(_markdown_in_divs(text))
     tokens = _PARSER.parse(text)
     matter = next((_front_matter(t.content) for t in tokens if t.type == "front_matter"), {}) or title_block

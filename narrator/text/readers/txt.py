@@ -16,7 +16,7 @@ from pathlib import Path
 from narrator.core.book import Book, Chapter, joined
 from narrator.text.readers.aozora import is_aozora, parse_aozora
 from narrator.text.readers.apparatus import LEAST_ENTRIES, MOST
-from narrator.text.readers.decode import SCENE_BREAK, clean_text, decode_text, squash
+from narrator.text.readers.decode import SCENE_BREAK, TEMPLATE_LINE, clean_text, decode_text, squash
 from narrator.text.readers.markdown import parse_markdown
 from narrator.text.readers.matter import (
     CREDIT_BLOCKS,
@@ -203,6 +203,39 @@ def _blocks(text: str) -> list[tuple[int, str]]:
     return [(parts[n - 1].count("\n") - 1, parts[n]) for n in range(2, len(parts), 2) if parts[n].strip()]
 
 
+# A line set apart and underlined by a rule about its length ("* ТЪРСЕНЕ" over "---------",
+# "Introduction" over "============"): a heading, as Setext, reST and tutorials set it.
+_UNDERLINED = re.compile(
+    r"(?:\A|\n[ \t]*\n)(?P<title>[ \t]*\S[^\n]*)\n[ \t]*(?P<rule>([=~^*#-])\3{2,})[ \t]*$", re.MULTILINE
+)
+#: The rule is this share of its line's length at least, and at most a few characters longer.
+UNDERLINE_SHARE = 0.6
+UNDERLINE_SLACK = 3
+#: A text underlines this many headings at least, or its rules are breaks.
+UNDERLINED_HEADINGS = 2
+# An outline's star before a heading ("* ОБОБЩЕНИЕ"): never said.
+_OUTLINE_STAR = re.compile(r"^\*+\s+")
+
+
+def _underlined(text: str) -> tuple[str, set[str]]:
+    """The text with each underlined heading a block of its own and its rule gone; the headings."""
+    found = []
+    for m in _UNDERLINED.finditer(text):
+        title = m["title"].strip()
+        if (
+            UNDERLINE_SHARE * len(title) <= len(m["rule"]) <= len(title) + UNDERLINE_SLACK
+            and len(title) <= HEADING_CHARS
+            and not title.endswith((",", ";", ":"))
+            and not SCENE_BREAK.match(title)
+        ):
+            found.append((m, squash(_OUTLINE_STAR.sub("", title))))
+    if len(found) < UNDERLINED_HEADINGS:
+        return text, set()
+    for m, heading in reversed(found):
+        text = f"{text[: m.start('title')]}{heading}\n{text[m.end() :]}"  # the rule's line: a blank
+    return text, {heading for _, heading in found}
+
+
 def _heading_line(block: str) -> str:
     """A block's one line, under any rule set above it ("~~~~" over "1.1.1. lecke: ..."), or ""."""
     lines = [line for line in block.strip("\n").split("\n") if line.strip()]
@@ -343,6 +376,10 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             f"not read: {codes[0].strip()!r} and {len(codes) - 1} more like it: link codes in padded brackets"
         )
         body = _LINK_CODE.sub("", body)
+    body, placeholders = TEMPLATE_LINE.subn("", body)
+    if placeholders:
+        dropped.append(f"not read: {placeholders} template tags or placeholders on lines of their own")
+    body, underlined = _underlined(body)
     blocks = _blocks(body)
     listed = located(entries, [block for _, block in blocks])
     if listed:
@@ -408,12 +445,15 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             or matter
             or number in numbered
             or opening in tagged_headings
+            or opening in underlined
             or (raw_lines and _spaced_heading(raw_lines, blanks))
         ):
             # Gutenberg style: "CHAPTER I." with the chapter's name on the next line.
             title_lines, rest = [squash(raw_lines[0])], raw_lines[1:]
-            named = (heading is not None and heading.re is CHAPTER_LINE and heading.group(4)) or (
-                number in numbered and _NUMBERED_HEADING.match(raw_lines[0].strip())
+            named = (
+                (heading is not None and heading.re is CHAPTER_LINE and heading.group(4))
+                or (number in numbered and _NUMBERED_HEADING.match(raw_lines[0].strip()))
+                or opening in underlined
             )
             if not named and rest and len(rest[0].strip()) <= HEADING_CHARS:
                 title_lines, rest = [*title_lines, rest[0].strip()], rest[1:]

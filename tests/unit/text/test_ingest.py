@@ -477,3 +477,30 @@ def test_a_letter_spaced_banner_is_read_as_words_and_one_letter_words_stay_apart
     said = " ".join(p for c in read_book(_write(tmp_path, "banner.txt", text)).chapters for p in c.paragraphs)
     assert "Üdvözöljük a VIM-oktatóban" in said
     assert "S tím a v s k dalším." in said
+
+
+def test_underlined_lines_head_chapters_and_placeholders_are_not_read(tmp_path: Path) -> None:
+    words = ["низове", "знаци", "думи", "редове", "екрани", "буфери"] * 2
+
+    def prose(start: int) -> str:
+        return "".join(
+            f"Емакс може да търси {w} и {words[(n + start) % 12]} напред.\n" for n, w in enumerate(words * 2)
+        )
+
+    text = (
+        "Въведение в Емакс.\n\n<<Blank lines inserted here by startup of help-with-tutorial>>\n\n"
+        f"{prose(1)}\n\n"
+        f"* ОБОБЩЕНИЕ\n-----------\n\n{prose(2)}\n\n* МНОЖЕСТВО ПРОЗОРЦИ\n----------------\n"
+        f"Кратък ред под заглавието.\n\n{prose(3)}\n\nA closing line.\n---------------\n\n{prose(4)}"
+    )
+    book = read_book(_write(tmp_path, "tutorial.txt", text))
+    titles = [c.title for c in book.chapters if c.kind == "body"]
+    # The rule may be shorter than its line (16 under 20); an outline's star is not said.
+    assert titles[-3:] == ["ОБОБЩЕНИЕ", "МНОЖЕСТВО ПРОЗОРЦИ", "A closing line"]
+    said = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "Кратък ред под заглавието." in said and "<<" not in said and "---" not in said
+    # One underlined line is a rule under a paragraph's last line, not a heading.
+    single = read_book(
+        _write(tmp_path, "one.txt", f"{prose(1)}\n\nA closing line.\n---------------\n\n{prose(2)}")
+    )
+    assert "A closing line" not in [c.title for c in single.chapters]
