@@ -188,6 +188,10 @@ def _site_named(page_title: str, heading: str) -> bool:
     )
 
 
+#: Two headings of a level over this many of the level below are parts over sections.
+PART_SECTIONS = 6
+
+
 def _found_levels(blocks: list[Block]) -> tuple[int, int, str | None]:
     """The level that repeats, the chapters' level and the word that numbers them, from the
     headings alone."""
@@ -201,6 +205,11 @@ def _found_levels(blocks: list[Block]) -> tuple[int, int, str | None]:
     deeper = [level for level in repeated if level > chapter_level and not _one_piece(under.get(level, []))]
     if _one_piece(under.get(chapter_level, [])) and deeper:
         chapter_level = deeper[0]
+    elif levels.count(chapter_level) == 2 and deeper and levels.count(deeper[0]) >= PART_SECTIONS:
+        # Two headings over many: two parts, and the sections under them are what a listener
+        # navigates by ("Theory of Operation" and "Input File Syntax" over ten); each part's
+        # opening text is a chapter of its own.
+        return (chapter_level, *_counted_level(blocks, deeper[0]))
     elif (
         not repeated
         and len(set(levels)) > 1

@@ -437,3 +437,28 @@ def test_a_story_page_reads_its_own_language_once_and_its_pages_set_in_headings_
     assert [c.title for c in body] == ["Magozwe"]
     assert body[0].paragraphs == tuple(pages)
     assert book.language == "sw"
+
+
+def test_two_headings_over_many_sections_are_parts_and_the_sections_are_chapters(tmp_path: Path) -> None:
+    prose = (
+        "<p>" + "Lemon reads a grammar and writes a parser for it in C, one rule at a time. " * 12 + "</p>"
+    )
+    sections = [f"Section {word}" for word in ["One", "Two", "Three", "Four", "Five", "Six", "Seven"]]
+    page = (
+        "<html><head><title>The Manual</title></head><body><h1>The Manual</h1>"
+        f"<h2>Theory of Operation</h2>{prose}"
+        + "".join(f"<h3>{s}</h3>{prose}" for s in sections[:3])
+        + f"<h2>Input File Syntax</h2>{prose}"
+        + "".join(f"<h3>{s}</h3>{prose}" for s in sections[3:])
+        + "</body></html>"
+    )
+    body = [c for c in read_book(_write(tmp_path, "manual.html", page)).chapters if c.kind == "body"]
+    titles = [c.title for c in body]
+    assert len(titles) == 9 and titles[0] == "Theory of Operation" and titles[4] == "Input File Syntax"
+    assert all(title.endswith(s) for title, s in zip(titles[1:4] + titles[5:], sections, strict=True))
+    # With five sections below, the two headings are the chapters.
+    fewer = page.replace("<h3>Section Seven</h3>", "<p>Section Seven</p>").replace(
+        "<h3>Section Six</h3>", "<p>Section Six</p>"
+    )
+    shorter = [c for c in read_book(_write(tmp_path, "short.html", fewer)).chapters if c.kind == "body"]
+    assert [c.title for c in shorter] == ["Theory of Operation", "Input File Syntax"]
