@@ -535,13 +535,27 @@ def _outline(document: PDFDocument, page_ids: list[object]) -> list[tuple[int, s
     return entries
 
 
+def _outline_level(outline: list[tuple[int, str, int, float | None]]) -> tuple[int, str]:
+    """The outline's level of chapters, its top level but where one bookmark stands over the rest
+    (a page a browser printed, its <h1> over its <h2>s): that one is the document's title, also
+    returned ("" if none), and the chapters are a level down."""
+    levels = Counter(level for level, *_ in outline)
+    level, title = min(levels), ""
+    while levels[level] == 1 and any(levels[deeper] > 1 for deeper in levels if deeper > level):
+        title = title or next(entry for at, entry, *_ in outline if at == level)
+        level = min(deeper for deeper in levels if deeper > level)
+    return level, title
+
+
 def _outline_drafts(
-    paragraphs: list[_Paragraph], outline: list[tuple[int, str, int, float | None]], body: float
+    paragraphs: list[_Paragraph],
+    outline: list[tuple[int, str, int, float | None]],
+    top_level: int,
+    body: float,
 ) -> list[Draft]:
-    """Paragraphs cut at each top-level bookmark's place; a bookmark's title names its chapter.
+    """Paragraphs cut at each bookmark's place at ``top_level``; a bookmark's title names its chapter.
 
     Deeper bookmarks are a chapter's sections, whose headings the text already holds."""
-    top_level = min(level for level, *_ in outline)
     # In the outline's order, which is the reading order (on a page of two columns, a height is not).
     starts = [
         (page, -(top + 2 if top is not None else 1e9), title)
@@ -739,7 +753,9 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
             pages_before = f"pages 1-{first_page}" if first_page > 1 else "page 1"
             log.append(f"{pages_before}: before the outline's first entry (front matter), not read")
         paragraphs = [paragraph for paragraph in paragraphs if paragraph.page >= first_page]
-        drafts = _outline_drafts(paragraphs, outline, body)
+        level, outline_title = _outline_level(outline)
+        title = metadata.title or outline_title or title
+        drafts = _outline_drafts(paragraphs, outline, level, body)
     else:
         found, drafts = _heading_drafts(paragraphs, body)
         title = metadata.title or found or typed or title

@@ -10,7 +10,7 @@ from conftest import BOOKS, DATA, one_page_pdf, refused_in_one_line
 
 from narrator.text.ingest import load_book, read_book
 from narrator.text.readers import READERS, pdf
-from narrator.text.readers.pdf import read_pdf
+from narrator.text.readers.pdf import _outline_level, read_pdf
 from narrator.text.readers.xhtml import Block, Draft
 
 # A novel made by calibre (Chromium) with a running header "Franz Kafka · Die Verwandlung", a page
@@ -296,3 +296,15 @@ def test_markup_printed_as_text_and_a_contents_with_its_sections_run_in_are_not_
     # The first chapter's opening lines are its own: a contents page stands between it and the title page.
     assert book.chapters[0].paragraphs[:2] == ("Come accedere al tuo nuovo sito", "Il tuo accoun t è:")
     assert "not read: 'ame=\"adrotate-img\">' and 0 more like it: markup printed as text" in book.notes
+
+
+def test_one_bookmark_over_the_rest_titles_the_document_and_the_chapters_are_a_level_down() -> None:
+    printed = [
+        (1, "Terma Perkhidmatan MDN Plus", 0, 700.0),
+        *((2, f"Bahagian {n}", n // 3, None) for n in range(7)),
+    ]
+    assert _outline_level(printed) == (2, "Terma Perkhidmatan MDN Plus")
+    # Two top bookmarks (two parts) are the chapters; so is one bookmark alone.
+    parts = [(1, "Part One", 0, None), (2, "A", 0, None), (1, "Part Two", 1, None), (2, "B", 1, None)]
+    assert _outline_level(parts) == (1, "")
+    assert _outline_level([(1, "The Story", 0, None)]) == (1, "")
