@@ -361,9 +361,39 @@ def _untagged(text: str) -> tuple[str, set[str], list[str]]:
 UNWRAPPED_CHARS = 160
 
 
+# An editor's settings kept in the file: Emacs's "-*- coding: utf-8 -*-" line and its closing
+# "Local Variables:" … "End:" block (each line behind the same comment mark), Vim's modeline
+# ("vim: set tw=72:"). They are for the editor, never the listener.
+_EMACS_MARKS = re.compile(r"-\*-.+-\*-")
+_EMACS_BLOCK = re.compile(
+    r"^(?P<mark>[^\w\n]*)Local Variables:[ \t]*\n(?:(?P=mark)[^\n]*\n)*?(?P=mark)End:[^\n]*\s*\Z",
+    re.MULTILINE,
+)
+_MODELINE = re.compile(r"^[^\w\n]*\b(?:vim?|ex):[ \t]*(?:set?[ \t]+)?\w+[=:]")
+#: Emacs reads its -*- line on the first line, or the second after a "#!" line; Vim reads a
+#: modeline among the first and last five.
+EMACS_LINES = 2
+MODELINE_LINES = 5
+
+
+def _without_editor_settings(text: str) -> tuple[str, list[str]]:
+    """The text without the settings an editor keeps in it, and the plan-log line."""
+    lines = text.split("\n")
+    edges = {*range(min(MODELINE_LINES, len(lines))), *range(max(len(lines) - MODELINE_LINES, 0), len(lines))}
+    gone = {n for n in edges if _MODELINE.match(lines[n])}
+    gone |= {n for n in range(min(EMACS_LINES, len(lines))) if _EMACS_MARKS.search(lines[n])}
+    text, blocks = _EMACS_BLOCK.subn("", "\n".join("" if n in gone else line for n, line in enumerate(lines)))
+    if not gone and not blocks:
+        return text, []
+    return text, [
+        f"not read: {len(gone) + blocks} of an editor's settings (Emacs file variables, Vim modelines)"
+    ]
+
+
 def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     text, dropped = drop_from_pages(text)
-    text = clean_text(text)
+    text, editor = _without_editor_settings(clean_text(text))
+    dropped += editor
     text, tagged_headings, tag_note = _untagged(text)
     dropped += tag_note
     header = _header(text)

@@ -504,3 +504,16 @@ def test_underlined_lines_head_chapters_and_placeholders_are_not_read(tmp_path: 
         _write(tmp_path, "one.txt", f"{prose(1)}\n\nA closing line.\n---------------\n\n{prose(2)}")
     )
     assert "A closing line" not in [c.title for c in single.chapters]
+
+
+def test_an_editors_settings_in_a_plain_text_are_not_read(tmp_path: Path) -> None:
+    prose = "The tutorial shows how to move the cursor about the screen with a few keys. " * 10
+    text = (
+        f"-*- mode: text; coding: utf-8 -*-\n\n{prose}\n\nvim: set tw=72 ft=text:\n\n"
+        ";;; Local Variables:\n;;;   coding: utf-8\n;;; End:\n"
+    )
+    book = read_book(_write(tmp_path, "tutorial.txt", text))
+    said = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert prose.strip() in said
+    assert not any(mark in said for mark in ("-*-", "coding", "Local Variables", "vim:", "End:"))
+    assert any("an editor's settings" in note for note in book.notes)
