@@ -35,6 +35,10 @@ FRONT_PIECE_CHARS = CHARS_PER_MINUTE // 3
 #: These judgements are made only in a book of real chapters, whose median runs this long: in a
 #: book of a few lines a chapter (and a test's) is as short as any dedication.
 REAL_CHAPTER_CHARS = 2 * CHARS_PER_MINUTE
+#: An untitled opening before the first titled chapter, shorter than this, is heard at its start
+#: in a book whose chapters run a minute or more on median (shorter ones than REAL_CHAPTER_CHARS
+#: too): with no title it is no place a listener would skip to.
+UNTITLED_OPENING_CHARS = 3 * CHARS_PER_MINUTE
 #: Divisions (acts, parts) become the chapters when their median runs at most this long ...
 DIVISION_MEDIAN_CHARS = 45 * CHARS_PER_MINUTE
 #: ... none is longer than this ...
@@ -77,9 +81,9 @@ def _is_front_piece(chapter: Chapter, names: Sequence[str]) -> bool:
     )
 
 
-def _has_real_chapters(chapters: Sequence[Chapter]) -> bool:
+def _has_real_chapters(chapters: Sequence[Chapter], median_chars: int = REAL_CHAPTER_CHARS) -> bool:
     lengths = [_chars(c) for c in chapters if c.kind == "body" and c.paragraphs]
-    return bool(lengths) and statistics.median(lengths) >= REAL_CHAPTER_CHARS
+    return bool(lengths) and statistics.median(lengths) >= median_chars
 
 
 #: Longest paragraph that can be a chapter line inside a chapter's text.
@@ -319,7 +323,8 @@ def with_front_pieces_folded(
     """Short opening pieces of the book or of a part, an untitled abstract, and a play's cast list,
     heard at the start of the chapter after them; and the plan-log lines that say so. ``names``:
     the book's title and authors, which title its title pages."""
-    if not _has_real_chapters(chapters):
+    real = _has_real_chapters(chapters)
+    if not _has_real_chapters(chapters, CHARS_PER_MINUTE):
         return list(chapters), []
     folded: dict[int, list[int]] = {}  # a chapter's index: the pieces heard at its start
     why: dict[int, str] = {}  # a piece's index: why it is one
@@ -333,24 +338,38 @@ def with_front_pieces_folded(
         starts_part, part = bool(chapter.parents) and chapter.parents != part, chapter.parents
         # So does a part's own page of under a minute: the part's title over a line or a motto.
         part_page = after is not None and chapters[after].parents[-1:] == (chapter.title,)
-        if _is_cast_list(chapter):
-            why[n] = "a cast list"
-        elif part_page and chapter.title and _chars(chapter) < CHARS_PER_MINUTE:
-            why[n] = "its part's page, under a minute"
-        elif (opening or starts_part) and _is_front_piece(chapter, names):
-            why[n] = "a short piece before the first chapter" + ("" if opening else " of its part")
-        elif opening and not chapter.title.strip() and opens_an_abstract(chapter.paragraphs):
+        untitled = not chapter.title.strip()
+        # Untitled, with no name to skip to, before a titled chapter: its start ("Versión 2.1" and
+        # the definition's summary above "1. Obras abertas").
+        opens_untitled = (
+            opening
+            and untitled
+            and n == said[0]
+            and after is not None
+            and bool(chapters[after].title.strip())
+            and _chars(chapter) < UNTITLED_OPENING_CHARS
+        )
+        if real and _is_cast_list(chapter):
+            reason = "a cast list"
+        elif real and part_page and chapter.title and _chars(chapter) < CHARS_PER_MINUTE:
+            reason = "its part's page, under a minute"
+        elif real and (opening or starts_part) and _is_front_piece(chapter, names):
+            reason = "a short piece before the first chapter" + ("" if opening else " of its part")
+        elif real and opening and untitled and opens_an_abstract(chapter.paragraphs):
             # Untitled, it has no name to skip to: a paper's abstract opens its first section.
-            why[n] = "an untitled abstract, before the first chapter"
-        elif opening and opens_an_abstract((chapter.title,)) and _chars(chapter) < CHARS_PER_MINUTE:
-            why[n] = "an abstract of under a minute, before the first chapter"
+            reason = "an untitled abstract, before the first chapter"
+        elif real and opening and opens_an_abstract((chapter.title,)) and _chars(chapter) < CHARS_PER_MINUTE:
+            reason = "an abstract of under a minute, before the first chapter"
         else:
+            reason = "untitled, before the first chapter" if opens_untitled else ""
+        if not reason:
             # The opening lasts until the first chapter of a minute or more: a short poem before
             # the story is a piece of its own, and a dedication after it still opens chapter one.
             opening = opening and _chars(chapter) < CHARS_PER_MINUTE
             if pieces:
                 folded[n], pieces = pieces, []
             continue
+        why[n] = reason
         pieces.append(n)
     kept: list[Chapter] = []
     notes: list[str] = []

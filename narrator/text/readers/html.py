@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import codecs
 import re
+import statistics
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
 from lxml import etree
 
-from narrator.core.book import Book
+from narrator.core.book import CHARS_PER_MINUTE, Book
 from narrator.core.errors import BookError
 from narrator.core.language import well_formed_tag
 from narrator.text.readers.apparatus import MOST
@@ -188,8 +189,10 @@ def _site_named(page_title: str, heading: str) -> bool:
     )
 
 
-#: Two headings of a level over this many of the level below are parts over sections.
+#: Two headings of a level over this many of the level below are parts over sections ...
 PART_SECTIONS = 6
+#: ... where they run this long on average: a shorter part is a chapter, its sections under a minute.
+LONG_PART_CHARS = 5 * CHARS_PER_MINUTE
 
 
 def _found_levels(blocks: list[Block]) -> tuple[int, int, str | None]:
@@ -205,10 +208,15 @@ def _found_levels(blocks: list[Block]) -> tuple[int, int, str | None]:
     deeper = [level for level in repeated if level > chapter_level and not _one_piece(under.get(level, []))]
     if _one_piece(under.get(chapter_level, [])) and deeper:
         chapter_level = deeper[0]
-    elif levels.count(chapter_level) == 2 and deeper and levels.count(deeper[0]) >= PART_SECTIONS:
-        # Two headings over many: two parts, and the sections under them are what a listener
-        # navigates by ("Theory of Operation" and "Input File Syntax" over ten); each part's
-        # opening text is a chapter of its own.
+    elif (
+        levels.count(chapter_level) == 2
+        and deeper
+        and levels.count(deeper[0]) >= PART_SECTIONS
+        and statistics.mean(under[chapter_level]) >= LONG_PART_CHARS
+    ):
+        # Two long headings over many: two parts, and the sections under them are what a listener
+        # navigates by ("Theory of Operation" and "Input File Syntax", 10 and 21 minutes, over ten
+        # sections); each part's opening text is a chapter of its own.
         return (chapter_level, *_counted_level(blocks, deeper[0]))
     elif (
         not repeated

@@ -246,9 +246,14 @@ def test_an_untitled_abstract_opens_the_first_section_and_a_titled_one_stays() -
     assert [c.title for c in kept] == ["1. Introduction", "2. Methods"]
     assert kept[0].paragraphs[0].startswith("Abstract. ")
     assert "an untitled abstract" in notes[0]
-    # Untitled but not an abstract ("Summary of ..." is prose), or titled: a chapter of its own.
-    prose = chapter("", text=("Summary of the case. " + MINUTE, MINUTE))
+    # Untitled prose of three minutes or more, or a titled abstract: a chapter of its own.
+    prose = chapter("", text=("Summary of the case. " + MINUTE, MINUTE, MINUTE, MINUTE))
     assert with_front_pieces_folded([prose, *chapters[1:]])[0][0] is prose
+    # Shorter, untitled and before a titled chapter, it has no name to skip to: that chapter opens on it.
+    short = chapter("", text=("Summary of the case. " + MINUTE,))
+    kept, notes = with_front_pieces_folded([short, *chapters[1:]])
+    assert [c.title for c in kept] == ["1. Introduction", "2. Methods"]
+    assert "untitled, before the first chapter" in notes[0]
     titled = chapter("Abstract", text=(MINUTE, MINUTE))
     assert with_front_pieces_folded([titled, *chapters[1:]])[0][0] is titled
 

@@ -251,9 +251,10 @@ def test_an_article_under_a_title_page_set_in_headings_has_its_sections_for_chap
     path = tmp_path / "folk-lore.html"
     path.write_text(page, encoding="utf-8")
     body = [c for c in read_book(path).chapters if c.kind == "body"]
-    # The article's opening, then its sections: not one chapter of it all.
-    assert [c.title for c in body][1:] == ["THE SNAKE DANCE", "TRADE DANCE", "WAR SONGS"]
-    assert [len(c.paragraphs) for c in body] == [1, 1, 1, 1]
+    # The article's sections, not one chapter of it all; its untitled two-minute opening is heard
+    # at the first one's start.
+    assert [c.title for c in body] == ["THE SNAKE DANCE", "TRADE DANCE", "WAR SONGS"]
+    assert [len(c.paragraphs) for c in body] == [2, 1, 1]
 
 
 def _tales(advertisements: str) -> str:
@@ -441,7 +442,7 @@ def test_a_story_page_reads_its_own_language_once_and_its_pages_set_in_headings_
 
 def test_two_headings_over_many_sections_are_parts_and_the_sections_are_chapters(tmp_path: Path) -> None:
     prose = (
-        "<p>" + "Lemon reads a grammar and writes a parser for it in C, one rule at a time. " * 12 + "</p>"
+        "<p>" + "Lemon reads a grammar and writes a parser for it in C, one rule at a time. " * 24 + "</p>"
     )
     sections = [f"Section {word}" for word in ["One", "Two", "Three", "Four", "Five", "Six", "Seven"]]
     page = (
@@ -462,3 +463,7 @@ def test_two_headings_over_many_sections_are_parts_and_the_sections_are_chapters
     )
     shorter = [c for c in read_book(_write(tmp_path, "short.html", fewer)).chapters if c.kind == "body"]
     assert [c.title for c in shorter] == ["Theory of Operation", "Input File Syntax"]
+    # Parts of a few minutes are chapters, their sections under a minute each.
+    brief = page.replace(prose, "<p>Lemon reads a grammar and writes a parser for it in C.</p>")
+    parts = [c for c in read_book(_write(tmp_path, "brief.html", brief)).chapters if c.kind == "body"]
+    assert [c.title for c in parts] == ["Theory of Operation", "Input File Syntax"]
