@@ -81,9 +81,14 @@ def _is_front_piece(chapter: Chapter, names: Sequence[str]) -> bool:
     )
 
 
-def _has_real_chapters(chapters: Sequence[Chapter], median_chars: int = REAL_CHAPTER_CHARS) -> bool:
+def _median_chars(chapters: Sequence[Chapter]) -> float:
+    """The median length of the chapters with text (0 with none)."""
     lengths = [_chars(c) for c in chapters if c.kind == "body" and c.paragraphs]
-    return bool(lengths) and statistics.median(lengths) >= median_chars
+    return statistics.median(lengths) if lengths else 0
+
+
+def _has_real_chapters(chapters: Sequence[Chapter]) -> bool:
+    return _median_chars(chapters) >= REAL_CHAPTER_CHARS
 
 
 #: Longest paragraph that can be a chapter line inside a chapter's text.
@@ -272,8 +277,7 @@ def titled_for_bylines(
     """The one chapter of a book of one piece, titled only by the book's author ("EDGAR ALLAN
     POE", "By Edgar Allan Poe": the byline under a story's title, listed in the contents as if it
     were a chapter) or not at all (the text under a page's title), is titled by the book instead;
-    and the plan-log lines that say so. (Among
-    several, an author's name may title an essay on him.)"""
+    and the plan-log lines that say so. (Among several, an author's name may title an essay on him.)"""
     names = {title_key(author) for author in authors} - {""}
     kept: list[Chapter] = []
     notes: list[str] = []
@@ -323,9 +327,10 @@ def with_front_pieces_folded(
     """Short opening pieces of the book or of a part, an untitled abstract, and a play's cast list,
     heard at the start of the chapter after them; and the plan-log lines that say so. ``names``:
     the book's title and authors, which title its title pages."""
-    real = _has_real_chapters(chapters)
-    if not _has_real_chapters(chapters, CHARS_PER_MINUTE):
+    median = _median_chars(chapters)
+    if median < CHARS_PER_MINUTE:
         return list(chapters), []
+    real = median >= REAL_CHAPTER_CHARS
     folded: dict[int, list[int]] = {}  # a chapter's index: the pieces heard at its start
     why: dict[int, str] = {}  # a piece's index: why it is one
     pieces: list[int] = []
@@ -349,19 +354,23 @@ def with_front_pieces_folded(
             and bool(chapters[after].title.strip())
             and _chars(chapter) < UNTITLED_OPENING_CHARS
         )
-        if real and _is_cast_list(chapter):
+        if not real:
+            reason = ""
+        elif _is_cast_list(chapter):
             reason = "a cast list"
-        elif real and part_page and chapter.title and _chars(chapter) < CHARS_PER_MINUTE:
+        elif part_page and chapter.title and _chars(chapter) < CHARS_PER_MINUTE:
             reason = "its part's page, under a minute"
-        elif real and (opening or starts_part) and _is_front_piece(chapter, names):
+        elif (opening or starts_part) and _is_front_piece(chapter, names):
             reason = "a short piece before the first chapter" + ("" if opening else " of its part")
-        elif real and opening and untitled and opens_an_abstract(chapter.paragraphs):
+        elif opening and untitled and opens_an_abstract(chapter.paragraphs):
             # Untitled, it has no name to skip to: a paper's abstract opens its first section.
             reason = "an untitled abstract, before the first chapter"
-        elif real and opening and opens_an_abstract((chapter.title,)) and _chars(chapter) < CHARS_PER_MINUTE:
+        elif opening and opens_an_abstract((chapter.title,)) and _chars(chapter) < CHARS_PER_MINUTE:
             reason = "an abstract of under a minute, before the first chapter"
         else:
-            reason = "untitled, before the first chapter" if opens_untitled else ""
+            reason = ""
+        if not reason and opens_untitled:
+            reason = "untitled, before the first chapter"
         if not reason:
             # The opening lasts until the first chapter of a minute or more: a short poem before
             # the story is a piece of its own, and a dedication after it still opens chapter one.

@@ -258,10 +258,9 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
         if is_catalogue(said):
             return "a publisher's catalogue"
     linked = [b for b in texts if b.link_chars]
+    mostly_links = sum(b.link_chars for b in texts) >= 0.6 * chars
     # Three links or more, or links and no sentence: a site's "Read more" and "Options" menus too.
-    if (len(linked) >= 3 or (linked and not any(is_prose(b.text) for b in texts))) and sum(
-        b.link_chars for b in texts
-    ) >= 0.6 * chars:
+    if mostly_links and (len(linked) >= 3 or (linked and not any(is_prose(b.text) for b in texts))):
         return "contents page (mostly links)"
     # Only a page untitled or named for the book: a section that cites a copyright ("Using Code
     # Examples") is read.

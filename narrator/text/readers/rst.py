@@ -78,8 +78,9 @@ def is_rst(text: str) -> bool:
 def parse_rst(text: str, title: str, notes: str = "drop") -> Book:
     text = clean_text(text)
     quiet = utils.Reporter("book", _SETTINGS["report_level"], _SETTINGS["halt_level"])
+    english = languages.get_language("en")
     for name in {m["name"] for m in _ROLE.finditer(text)}:
-        if roles.role(name, languages.get_language("en"), 0, quiet)[0] is None:
+        if roles.role(name, english, 0, quiet)[0] is None:
             roles.register_local_role(name, _said)
     try:
         doctree = publish_doctree(text, settings_overrides=_SETTINGS)
