@@ -27,6 +27,8 @@ MADE_WITH = f"--config engine=espeak {BOOK}"
 
 def count_ended(page) -> None:
     """Count the player's ``ended`` events, noting where each left it (the next segment resets it)."""
+    # After a click the chapter's page may still be loading: its player must be there first.
+    page.wait_for_selector("#player", state="attached")
     page.evaluate(
         """window.ended = 0; window.endedAt = [];
         document.getElementById('player').addEventListener('ended', (event) => {
