@@ -354,14 +354,18 @@ def with_front_pieces_folded(
             and bool(chapters[after].title.strip())
             and _chars(chapter) < UNTITLED_OPENING_CHARS
         )
+        front_piece = (opening or starts_part) and _is_front_piece(chapter, names)
+        front_reason = "a short piece before the first chapter" + ("" if opening else " of its part")
         if not real:
-            reason = ""
+            # Among short chapters only a piece titled as one ("Epigraph") is known to be one.
+            named = opening and front_piece and bool(_FRONT_PIECE.search(chapter.title))
+            reason = front_reason if named else ""
         elif _is_cast_list(chapter):
             reason = "a cast list"
         elif part_page and chapter.title and _chars(chapter) < CHARS_PER_MINUTE:
             reason = "its part's page, under a minute"
-        elif (opening or starts_part) and _is_front_piece(chapter, names):
-            reason = "a short piece before the first chapter" + ("" if opening else " of its part")
+        elif front_piece:
+            reason = front_reason
         elif opening and untitled and opens_an_abstract(chapter.paragraphs):
             # Untitled, it has no name to skip to: a paper's abstract opens its first section.
             reason = "an untitled abstract, before the first chapter"

@@ -92,6 +92,11 @@ _MATTER_TITLE = re.compile(
     r"|errata|corrigenda|uncopyright|glossary|(end|foot)?notes|([\w-]+ ){0,2}index"
     # The editor's account of the edition, not the author's text.
     r"|(a )?(note|notes) on the text|textual notes?"
+    # The edition's editor or publisher on the edition ("Préface de l'Éditeur", "Publishers' Note").
+    r"|(the )?(editor|publisher)s?['\u2019]?s?['\u2019]? (preface|note|notes|introduction|foreword)"
+    r"|(préface|note|avertissement|avis) (de l['\u2019]|des )éditeurs?"
+    r"|(nota|prólogo|prefacio|advertencia) del? (los )?editor(es)?|los editores al público"
+    r"|nota dell['\u2019]editore|(vorwort|vorbemerkung|anmerkung) des herausgebers"
     r"|bibliogra(phy|phie|fia|fie|fía)|literaturverzeichnis|works cited"
     # What to read next: a list of titles and links, not the book's text.
     r"|further reading|recommended reading|see also"
