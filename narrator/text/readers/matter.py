@@ -281,13 +281,23 @@ def matter_rule(draft: Draft, book_title: str = "") -> str:
     opening = " ".join(b.text for b in texts[:LICENCE_OPENING_BLOCKS])
     if said_words <= ABOUT_PAGE_WORDS and _LICENCE_ID.search(opening):
         return "about the book (opens on its licence)"
-    if said_words <= NOTICE_WORDS and _claims_rights(joined):
+    notices = [_is_rights_notice(b.text) for b in texts]
+    if (
+        said_words <= NOTICE_WORDS
+        and any(notices)
+        and all(n or not is_prose(b.text) for n, b in zip(notices, texts, strict=True))
+    ):
         return "copyright notice (a short section that claims the rights)"
-    # Who made the file, how to reach them and when: "konwersja ...: Maciej Brencz <m...@gmail.com>
-    # Źródło: ... Data wygenerowania pliku: 12 maj 2013".
-    if said_words <= CREDIT_WORDS and _EMAIL.search(joined) and YEAR.search(joined):
+    if _is_contact_page(texts):
         return "the producer's page (a contact address and a date)"
     return ""
+
+
+def _is_contact_page(texts: Sequence[Block]) -> bool:
+    """Who made the file, how to reach them and when: "konwersja ...: Maciej Brencz <m...@gmail.com>
+    Źródło: ... Data wygenerowania pliku: 12 maj 2013"."""
+    joined = " ".join(b.text for b in texts)
+    return word_count(texts) <= CREDIT_WORDS and bool(_EMAIL.search(joined) and YEAR.search(joined))
 
 
 def _states_copyright(text: str) -> bool:
@@ -296,6 +306,11 @@ def _states_copyright(text: str) -> bool:
     return bool(_COPYRIGHT.search(text) and _COPYRIGHT_DETAIL.search(text)) or bool(
         _RIGHTS_RESERVED.search(text)
     )
+
+
+def _is_rights_notice(text: str) -> bool:
+    """A paragraph that is a notice of rights, not a sentence about them."""
+    return bool(_RIGHTS_NOTICE.search(text) or _RIGHTS_RESERVED.search(text))
 
 
 def _claims_rights(line: str) -> bool:
@@ -433,6 +448,13 @@ LINK_BAR_SHARE = 0.75
 #: A paragraph this much links to files heard or seen ("(Listen to MIDI version) Sheet Music: Page
 #: 1.") offers the files beside the text; it is not the text.
 FILE_LINK_SHARE = 0.6
+# A notice of rights or of a licence: "© 2001, the above authors", "Copyright 1998 by …", "… (c)
+# 2019-2022 …", "… lisensiert under en Creative Commons …"; not a sentence about them ("The
+# Licensee must retain all copyright … notices").
+_RIGHTS_NOTICE = re.compile(
+    r"©|\(c\)\s*(1[89]|20)\d\d\b|^\W*(\(c\)|copyright\b)|\bcreative commons\b|\bpublic domain\b",
+    re.IGNORECASE,
+)
 
 
 def _record_or_links(block: Block) -> str:
@@ -468,7 +490,14 @@ def _drop_credits(drafts: list[Draft]) -> list[str]:
         text = draft.blocks[i].text
         if i in gone.get(id(draft), ()):
             continue
-        if _EMAIL.search(text) and words(text) <= CREDIT_WORDS // 2 and not SENTENCE_END.search(text):
+        # An address on a page of its own goes with the page (matter_rule), not alone.
+        page = [b for b in draft.blocks if b.text and not b.boilerplate]
+        if (
+            _EMAIL.search(text)
+            and words(text) <= CREDIT_WORDS // 2
+            and not SENTENCE_END.search(text)
+            and not _is_contact_page(page)
+        ):
             gone.setdefault(id(draft), set()).add(i)
             notes.append(f"not read: {squash(text)[:100]!r}: a contact address")
             continue
@@ -476,7 +505,14 @@ def _drop_credits(drafts: list[Draft]) -> list[str]:
             gone.setdefault(id(draft), set()).add(i)
             notes.append(f"not read: {squash(text)[:100]!r}: {why}")
             continue
-        if n not in edges or words(text) > CREDIT_WORDS or not PRODUCED_BY.search(text):
+        if n not in edges or words(text) > CREDIT_WORDS:
+            continue
+        # A notice of rights closing a page of text; a page that is the notice is matter_rule's.
+        if _is_rights_notice(text) and YEAR.search(text) and draft.title and word_count(page) > NOTICE_WORDS:
+            gone.setdefault(id(draft), set()).add(i)
+            notes.append(f"not read: {squash(text)[:100]!r}: a notice of rights")
+            continue
+        if not PRODUCED_BY.search(text):
             continue
         lost = [text]
         gone.setdefault(id(draft), set()).add(i)

@@ -116,8 +116,8 @@ def drop_repeats(units: Sequence[list[Block]], unit_name: str) -> tuple[list[set
 
 
 def _links_at_book_edges(units: Sequence[list[Block]], keys: list[list[str]]) -> list[tuple[int, int]]:
-    """(unit, block) of the short links in the book's first unit with text (a page's "Contents")
-    and among the last blocks of its last ("Home")."""
+    """(unit, block) of the links of a few words, or of no sentence (a menu of languages), in the
+    book's first unit with text (a page's "Contents") and among the last blocks of its last ("Home")."""
     said = [[i for i, k in enumerate(unit_keys) if k] for unit_keys in keys]
     filled = [n for n, blocks in enumerate(said) if blocks]
     if not filled:
@@ -127,7 +127,9 @@ def _links_at_book_edges(units: Sequence[list[Block]], keys: list[list[str]]) ->
     return [
         (n, i)
         for n, i in edges
-        if _is_link(units[n][i]) and len(keys[n][i].split()) <= LINK_WORDS and not _mostly_links(units[n])
+        if _is_link(units[n][i])
+        and (len(keys[n][i].split()) <= LINK_WORDS or not _SENTENCE_END.search(units[n][i].text))
+        and not _mostly_links(units[n])
     ]
 
 

@@ -52,6 +52,9 @@ _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _LINE = "\ue000"
 # Stands for a <br/> that parts paragraphs, in a page that sets its lines with <br/> and no <p>.
 _BREAK = "\ue003"
+# Stands for a <br/> in prose: a space, unless the next comes before any text (an empty line).
+_SOFT = "\ue004"
+_PARAGRAPH_TAGS = frozenset({"p", "blockquote", "li", "dd", "dt", "td", "th", "pre"})
 # Class names and epub:type values of verse: "poem", "stanza", Standard Ebooks' "z3998:verse".
 _POEM_TOKEN = re.compile(
     r"(^|[-_:])(poem|poems|poetry|verse|verses|stanza|stanzas|lyrics?|song|hymn|lg)($|[-_\d])"
@@ -400,7 +403,7 @@ class _Extractor:
         """Add text; ``link`` is "" outside links, "page" in a link to a page, "file" in one to a file."""
         if not text:
             return
-        text = text.replace(_LINE, " ").replace(_BREAK, " ")
+        text = text.replace(_LINE, " ").replace(_BREAK, " ").replace(_SOFT, " ")
         if context.pre and not context.heading:
             text = text.replace("\n", _LINE)
         self.buffer.append(text)
@@ -424,7 +427,7 @@ class _Extractor:
             self.dropped_notes = []
 
     def _flush(self, context: _Context) -> None:
-        raw, self.buffer = "".join(self.buffer), []
+        raw, self.buffer = "".join(self.buffer).replace(_SOFT, " "), []
         link_chars, self.link_chars = self.link_chars, 0
         file_link_chars, self.file_link_chars = self.file_link_chars, 0
         raw = _BARE_ILLUSTRATION.sub("", clean_text(raw))
@@ -460,6 +463,11 @@ class _Extractor:
                 self.blocks.append(
                     Block(text, link_chars=share, file_link_chars=min(file_link_chars, share), **common)
                 )
+
+    def _outside_paragraphs(self) -> bool:
+        """Whether the text is in no paragraph, quotation or list item: inside one, an empty line
+        parts stanzas or spaces the lines, in a paragraph its writer chose."""
+        return not any(tag_of(e) in _PARAGRAPH_TAGS for e in self.open_blocks)
 
     def anchor(self, element: etree._Element, tag: str) -> None:
         for key in ("id", "name") if tag == "a" else ("id",):
@@ -500,8 +508,13 @@ class _Extractor:
         if tag == "br":
             if context.poem and not context.heading:
                 self.buffer.append(_LINE)
-            else:
+            elif self.by_breaks or context.heading:
                 self.buffer.append(_BREAK if self.by_breaks else " ")
+            elif "".join(self.buffer).rstrip().endswith(_SOFT) and self._outside_paragraphs():
+                # An empty line between two <br/>, in no paragraph: an old page's way to part them.
+                self.flush(context)
+            else:
+                self.buffer.append(_SOFT)
             return
         if tag == "img":
             # In a heading a picture is the title set as an image: its alt text is the title.

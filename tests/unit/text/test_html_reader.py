@@ -467,3 +467,25 @@ def test_two_headings_over_many_sections_are_parts_and_the_sections_are_chapters
     brief = page.replace(prose, "<p>Lemon reads a grammar and writes a parser for it in C.</p>")
     parts = [c for c in read_book(_write(tmp_path, "brief.html", brief)).chapters if c.kind == "body"]
     assert [c.title for c in parts] == ["Theory of Operation", "Input File Syntax"]
+
+
+def test_an_old_page_parts_paragraphs_with_two_line_breaks_and_its_closing_menus_are_not_read(
+    tmp_path: Path,
+) -> None:
+    # An HTML 3.2 page as the Agile Manifesto's translations are: no <p> after the text, only
+    # <br><br> between a notice, a link menu and a credit; inside a <p> the same breaks part stanzas.
+    text = " ".join(["We are uncovering better ways of developing software by doing it."] * 20)
+    page = (
+        f"<html><body><center><h1>Manifesto</h1><p>{text}</p><p>1.<br>A stanza line<br><br>2.<br>And more</p>"
+        "<br><br><font size=1>&copy; 2001, the above authors<br>this declaration may be freely copied"
+        "</font><br><br><a href=principles.html>Twelve Principles</a><br><br>"
+        + "".join(f"<a href=/iso/{c}/manifesto.html>{c} language</a><br>" for c in ("af", "sq", "am", "ar"))
+        + "<br><br><font size=1>site design &copy; 2001, Ward Cunningham</font></center></body></html>"
+    )
+    book = read_book(_write(tmp_path, "manifesto.html", page))
+    said = [p for c in book.chapters for p in c.paragraphs]
+    assert said[0] == text and "1. A stanza line 2. And more" in said
+    heard = " ".join(said)
+    for unread in ("freely copied", "Twelve Principles", "af language", "Ward Cunningham"):
+        assert unread not in heard
+    assert any("a notice of rights" in note for note in book.notes)
