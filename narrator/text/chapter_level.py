@@ -35,9 +35,10 @@ FRONT_PIECE_CHARS = CHARS_PER_MINUTE // 3
 #: These judgements are made only in a book of real chapters, whose median runs this long: in a
 #: book of a few lines a chapter (and a test's) is as short as any dedication.
 REAL_CHAPTER_CHARS = 2 * CHARS_PER_MINUTE
+#: A book shorter than this (a page, a test's few lines) keeps its pieces as they are.
+FEW_MINUTES_CHARS = 5 * CHARS_PER_MINUTE
 #: An untitled opening before the first titled chapter, shorter than this, is heard at its start
-#: in a book whose chapters run a minute or more on median (shorter ones than REAL_CHAPTER_CHARS
-#: too): with no title it is no place a listener would skip to.
+#: however long the chapters run: with no title it is no place a listener would skip to.
 UNTITLED_OPENING_CHARS = 3 * CHARS_PER_MINUTE
 #: Divisions (acts, parts) become the chapters when their median runs at most this long ...
 DIVISION_MEDIAN_CHARS = 45 * CHARS_PER_MINUTE
@@ -328,9 +329,10 @@ def with_front_pieces_folded(
     heard at the start of the chapter after them; and the plan-log lines that say so. ``names``:
     the book's title and authors, which title its title pages."""
     median = _median_chars(chapters)
-    if median < CHARS_PER_MINUTE:
+    if sum(map(_chars, chapters)) < FEW_MINUTES_CHARS:
         return list(chapters), []
-    real = median >= REAL_CHAPTER_CHARS
+    # Among chapters of under a minute only an untitled opening is told by its place and length.
+    real, minute = median >= REAL_CHAPTER_CHARS, median >= CHARS_PER_MINUTE
     folded: dict[int, list[int]] = {}  # a chapter's index: the pieces heard at its start
     why: dict[int, str] = {}  # a piece's index: why it is one
     pieces: list[int] = []
@@ -353,12 +355,15 @@ def with_front_pieces_folded(
             and after is not None
             and bool(chapters[after].title.strip())
             and _chars(chapter) < UNTITLED_OPENING_CHARS
+            # Among chapters of under a minute it is an opening only where the chapter is longer
+            # (a guide's preamble), not the text above a credits line.
+            and (minute or _chars(chapter) < _chars(chapters[after]))
         )
         front_piece = (opening or starts_part) and _is_front_piece(chapter, names)
         front_reason = "a short piece before the first chapter" + ("" if opening else " of its part")
         if not real:
             # Among short chapters only a piece titled as one ("Epigraph") is known to be one.
-            named = opening and front_piece and bool(_FRONT_PIECE.search(chapter.title))
+            named = minute and opening and front_piece and bool(_FRONT_PIECE.search(chapter.title))
             reason = front_reason if named else ""
         elif _is_cast_list(chapter):
             reason = "a cast list"

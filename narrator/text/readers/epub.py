@@ -21,6 +21,7 @@ from narrator.core.errors import BookError, first_line
 from narrator.core.language import well_formed_tag
 from narrator.text.readers.archive import Archive
 from narrator.text.readers.decode import squash
+from narrator.text.readers.html import drafts_at_headings
 from narrator.text.readers.levels import chapters_as_listened
 from narrator.text.readers.matter import build_chapters, matter_rule
 from narrator.text.readers.repetition import drop_repeats, without
@@ -356,6 +357,10 @@ class _Epub:
         if toc is None:
             if not spine:
                 raise BookError(f"{self.path}: the EPUB lists no readable content documents in its spine")
+            if len(spine) == 1:
+                # One document and no contents: a web page, with its chapters at its headings.
+                document = self.document(spine[0])
+                return drafts_at_headings(list(document.blocks), document.title)[1]
             return [self._spine_draft(name) for name in spine]
         readable = []
         found = [self.archive.find(entry.path) for entry in toc]

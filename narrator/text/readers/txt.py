@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from pathlib import Path
 
 from narrator.core.book import Book, Chapter, joined
@@ -70,6 +71,12 @@ _DOTTED_HEADING = re.compile(r"^\s*\d{1,3}(?:\.\d{1,3})+\.?[ \t]+[^\W\d_][^\n]*$
 DOTTED_SECTION_WORDS = 40
 #: A closing section's heading after the numbered ones is a few words ("Conclusion", "Epilogue").
 CLOSING_HEADING_WORDS = 3
+# A heading led by a label of a word or two: "Fråga: Vilken är den grundläggande strategin?", "Q: …".
+_LABELLED = re.compile(r"^(?P<label>[^\W\d_][\w'\u2019-]*(?: [^\W\d_]+)?):[ \t]+\S.*[^.,;:\s]$")
+#: A label heads the text's sections where it leads this many lines at least ...
+LABELLED_HEADINGS = 3
+#: ... with this many words under each on average (a dialogue's speakers have fewer).
+LABELLED_SECTION_WORDS = 50
 # "[Illustration: ...]" and its cousins, by the word's root where languages share it
 # ("[Illustrazione]", "[Ilustración]") and by the other words transcribers use for a picture, or
 # for a printed score ("[Music]").
@@ -274,6 +281,30 @@ def _numbered_headings(blocks: list[tuple[int, str]]) -> set[int]:
     return set()
 
 
+def _labelled_headings(blocks: list[tuple[int, str]]) -> set[int]:
+    """Which blocks are headings led by the label the text repeats ("Fråga:" before each of a
+    guide's questions): a line of their own (a long one wrapped with its next lines indented), not
+    closing a sentence, the same label three times or more, with text between each and a
+    section's worth under each."""
+    led: dict[str, list[int]] = {}
+    for n, (_, block) in enumerate(blocks):
+        first, *rest = block.strip("\n").split("\n")
+        line = squash(block)
+        if (
+            first[:1].isspace()
+            or any(not more[:1].isspace() for more in rest)
+            or len(line) > 2 * HEADING_CHARS
+        ):
+            continue
+        if m := _LABELLED.match(line):
+            led.setdefault(m["label"].casefold(), []).append(n)
+    heads = max(led.values(), key=len, default=[])
+    if len(heads) < LABELLED_HEADINGS or any(b - a < 2 for a, b in pairwise(heads)):
+        return set()
+    under = sum(len(block.split()) for _, block in blocks[heads[0] :])
+    return set(heads) if under >= LABELLED_SECTION_WORDS * len(heads) else set()
+
+
 def _closing_headings(blocks: list[tuple[int, str]], numbered: set[int]) -> set[int]:
     """Short lines after the last of chapters numbered by numerals alone, set off as those are: an
     unnumbered closing chapter ("Заключение" after I to VI). After numbered sections ("10.
@@ -423,6 +454,7 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             note_choice.footnotes[footnote["label"]] = squash(footnote["text"])
     numbered = _numbered_headings(blocks)
     numbered |= _closing_headings(blocks, numbered)
+    labelled = _labelled_headings(blocks)
     names = _names_under_numbers(blocks)
     drafts: list[Draft] = [Draft("")]
     first_listed: Draft | None = None
@@ -474,12 +506,15 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
             heading
             or matter
             or number in numbered
+            or number in labelled
             or opening in tagged_headings
             or opening in underlined
             or (raw_lines and _spaced_heading(raw_lines, blanks))
         ):
             # Gutenberg style: "CHAPTER I." with the chapter's name on the next line.
             title_lines, rest = [squash(raw_lines[0])], raw_lines[1:]
+            if number in labelled:
+                title_lines, rest = [squash(" ".join(raw_lines))], []
             named = (
                 (heading is not None and heading.re is CHAPTER_LINE and heading.group(4))
                 or (number in numbered and _NUMBERED_HEADING.match(raw_lines[0].strip()))

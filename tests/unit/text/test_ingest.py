@@ -517,3 +517,21 @@ def test_an_editors_settings_in_a_plain_text_are_not_read(tmp_path: Path) -> Non
     assert prose.strip() in said
     assert not any(mark in said for mark in ("-*-", "coding", "Local Variables", "vim:", "End:"))
     assert any("an editor's settings" in note for note in book.notes)
+
+
+def test_txt_lines_led_by_one_label_are_the_sections_and_a_short_preamble_opens_the_first(
+    tmp_path: Path,
+) -> None:
+    # A game's HOWTO: each question a line led by "Fråga:", one wrapped with a hanging indent.
+    answer = "\t" + "\n".join(["Man bör ha många städer och utforska sin ö tidigt i spelet."] * 30) + "\n"
+    questions = ["Vilken är strategin?", "Vilken kartstorlek\n       ska man använda?", "Vilka enheter är bäst?"]
+    text = "Hur man spelar\n\nFör upplysningar om hur man installerar, se INSTALL.\n\n" + "".join(
+        f"Fråga: {q}\n\n{answer}\n" for q in questions
+    )
+    book = read_book(_write(tmp_path, "howto.txt", text))
+    assert [c.title for c in book.chapters] == [
+        "Fråga: Vilken är strategin?",
+        "Fråga: Vilken kartstorlek ska man använda?",
+        "Fråga: Vilka enheter är bäst?",
+    ]
+    assert book.chapters[0].paragraphs[0].startswith("Hur man spelar")
