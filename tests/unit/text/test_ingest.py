@@ -524,7 +524,11 @@ def test_txt_lines_led_by_one_label_are_the_sections_and_a_short_preamble_opens_
 ) -> None:
     # A game's HOWTO: each question a line led by "Fråga:", one wrapped with a hanging indent.
     answer = "\t" + "\n".join(["Man bör ha många städer och utforska sin ö tidigt i spelet."] * 30) + "\n"
-    questions = ["Vilken är strategin?", "Vilken kartstorlek\n       ska man använda?", "Vilka enheter är bäst?"]
+    questions = [
+        "Vilken är strategin?",
+        "Vilken kartstorlek\n       ska man använda?",
+        "Vilka enheter är bäst?",
+    ]
     text = "Hur man spelar\n\nFör upplysningar om hur man installerar, se INSTALL.\n\n" + "".join(
         f"Fråga: {q}\n\n{answer}\n" for q in questions
     )
