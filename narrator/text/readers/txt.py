@@ -28,6 +28,7 @@ from narrator.text.readers.matter import (
     is_matter_title,
 )
 from narrator.text.readers.printed_contents import located, without_contents
+from narrator.text.readers.prose import SENTENCE_END
 from narrator.text.readers.repetition import drop_from_pages
 from narrator.text.readers.rst import is_rst, parse_rst
 from narrator.text.readers.titles import (
@@ -281,6 +282,36 @@ def _numbered_headings(blocks: list[tuple[int, str]]) -> set[int]:
     return set()
 
 
+#: A title line is a few words.
+TITLE_LINE_WORDS = 12
+
+
+def _title_line(blocks: list[tuple[int, str]], headings: set[str]) -> str:
+    """The text's first line where it stands alone as a book's title does ("Hur man spelar
+    Freeciv", "WINMERGE"): a short line of its own above the text, not a sentence, a rule, a
+    chapter's heading, a number, a label or matter's name. Above a heading (``headings``: tagged
+    or underlined) it is a byline, the heading the title."""
+    if len(blocks) < 2 or blocks[1][1].strip() in headings:
+        return ""
+    line = _heading_line(blocks[0][1]).strip()
+    if (
+        not line
+        or "|" in line
+        or "\n" in blocks[0][1].strip("\n")
+        or len(line.split()) > TITLE_LINE_WORDS
+        or SENTENCE_END.search(line)
+        or line.endswith((":", ",", ";"))
+        or line.startswith(("#", "[", "(", "..", "-", "*"))
+        or SCENE_BREAK.match(line)
+        or _heading(line)
+        or bare_number(line) is not None
+        or _NUMBERED_HEADING.match(line)
+        or is_matter_title(line)
+    ):
+        return ""
+    return re.sub(r"^\W+|\W+$", "", line)
+
+
 def _labelled_headings(blocks: list[tuple[int, str]]) -> set[int]:
     """Which blocks are headings led by the label the text repeats ("Fråga:" before each of a
     guide's questions): a line of their own (a long one wrapped with its next lines indented), not
@@ -455,6 +486,9 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     numbered = _numbered_headings(blocks)
     numbered |= _closing_headings(blocks, numbered)
     labelled = _labelled_headings(blocks)
+    title_line = "" if header.get("title") else _title_line(blocks, tagged_headings | underlined)
+    if title_line:
+        dropped.append(f"the first line is the book's title: {title_line!r}")
     names = _names_under_numbers(blocks)
     drafts: list[Draft] = [Draft("")]
     first_listed: Draft | None = None
@@ -462,6 +496,8 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     closing_note = _closing_note(blocks)
     for number, (blanks, block) in enumerate(blocks):
         opening = block.strip()
+        if number == 0 and title_line:
+            continue
         if number >= closing_note:
             if number == closing_note:
                 dropped.append(f"not read: {squash(opening)[:100]!r}: a bracketed note at the end")
@@ -542,7 +578,7 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
                 paragraph, footnotes = note_choice.after(_paragraph(lines))
                 drafts[-1].blocks += [Block(text) for text in (paragraph, *footnotes) if text]
     drafts = _without_heading_lists(drafts)
-    book_title = header.get("title") or title
+    book_title = header.get("title") or title_line or title
     language = _LANGUAGE_NAMES.get(header.get("language", "").split(",")[0].strip().lower(), "")
     authors = tuple(a.strip() for a in re.split(r"\s+and\s+|;", header.get("author", "")) if a.strip())
     chapters, producers = build_chapters(drafts, book_title)

@@ -474,8 +474,10 @@ def test_a_plain_text_written_in_markdown_is_read_as_markdown_and_named_sections
 def test_a_letter_spaced_banner_is_read_as_words_and_one_letter_words_stay_apart(tmp_path: Path) -> None:
     prose = "Tam byl dům a v něm žil starý muž, který měl rád knihy a v zimě četl u kamen. " * 20
     text = f"Ü d v ö z ö l j ü k   a   V I M - o k t a t ó b a n\n\n{prose}\n\nS tím a v s k dalším.\n"
-    said = " ".join(p for c in read_book(_write(tmp_path, "banner.txt", text)).chapters for p in c.paragraphs)
-    assert "Üdvözöljük a VIM-oktatóban" in said
+    book = read_book(_write(tmp_path, "banner.txt", text))
+    said = " ".join(p for c in book.chapters for p in c.paragraphs)
+    # Alone on the first line, the banner is the title.
+    assert book.title == "Üdvözöljük a VIM-oktatóban"
     assert "S tím a v s k dalším." in said
 
 
@@ -538,4 +540,21 @@ def test_txt_lines_led_by_one_label_are_the_sections_and_a_short_preamble_opens_
         "Fråga: Vilken kartstorlek ska man använda?",
         "Fråga: Vilka enheter är bäst?",
     ]
-    assert book.chapters[0].paragraphs[0].startswith("Hur man spelar")
+    assert book.title == "Hur man spelar"
+    assert book.chapters[0].paragraphs[0].startswith("För upplysningar")
+
+
+def test_a_plain_text_s_first_line_standing_alone_is_its_title_and_a_byline_above_a_heading_is_not(
+    tmp_path: Path,
+) -> None:
+    prose = "Det här är en text om hur man spelar, skriven för nya spelare av spelet.\n"
+    book = read_book(_write(tmp_path, "howto-sv.txt", f"Hur man spelar Freeciv\n\n{prose}\n{prose}"))
+    assert book.title == "Hur man spelar Freeciv"
+    assert book.chapters[0].paragraphs[0].startswith("Det här är")
+    assert any("the first line is the book's title" in note for note in book.notes)
+    # Bilinguator's layout: the author's name, then the title as a tagged heading.
+    told = "Der var <i>engang</i> en <i>trold</i>, en <i>ond</i> trold, den allerværste af dem alle.\n"
+    tagged = f"Hans Christian Andersen\n\n<h1>Snedronningen</h1>\n\n{told}\n{told}"
+    assert read_book(_write(tmp_path, "andersen.txt", tagged)).title == "Snedronningen"
+    # A sentence is no title: the file's name is.
+    assert read_book(_write(tmp_path, "pikovaya.txt", f"{prose}\n{prose}")).title == "Pikovaya"
