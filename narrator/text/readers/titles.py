@@ -94,7 +94,8 @@ PART_WORDS = frozenset({"book", "part", "volume", "act", *_OTHER_PARTS.split()})
 _CHAPTER_WORDS = {
     "en": "Chapter", "fr": "Chapitre", "de": "Kapitel", "es": "Capítulo", "pt": "Capítulo",
     "it": "Capitolo", "nl": "Hoofdstuk", "sv": "Kapitel", "da": "Kapitel", "no": "Kapittel",
-    "fi": "Luku", "pl": "Rozdział", "cs": "Kapitola", "ru": "Глава", "uk": "Розділ", "el": "Κεφάλαιο",
+    "nb": "Kapittel", "nn": "Kapittel", "fi": "Luku", "pl": "Rozdział", "cs": "Kapitola", "ru": "Глава",
+    "uk": "Розділ", "el": "Κεφάλαιο",
     "hu": "Fejezet", "ca": "Capítol", "eo": "Ĉapitro", "la": "Caput", "he": "פרק", "tl": "Kabanata",
 }  # fmt: skip
 

@@ -286,18 +286,37 @@ def _numbered_headings(blocks: list[tuple[int, str]]) -> set[int]:
 TITLE_LINE_WORDS = 12
 
 
-def _title_line(blocks: list[tuple[int, str]], headings: set[str]) -> str:
-    """The text's first line where it stands alone as a book's title does ("Hur man spelar
-    Freeciv", "WINMERGE"): a short line of its own above the text, not a sentence, a rule, a
-    chapter's heading, a number, a label or matter's name. Above a heading (``headings``: tagged
-    or underlined) it is a byline, the heading the title."""
-    if len(blocks) < 2 or blocks[1][1].strip() in headings:
-        return ""
-    line = _heading_line(blocks[0][1]).strip()
-    if (
+# A web address, bare or in brackets: "(http://wolnelektury.pl/)".
+_ADDRESS = re.compile(r"\b(https?://|www\.)\S")
+# A form's fields left empty: "AUTOR: " over "TYTUŁ: ".
+_EMPTY_FIELD = re.compile(r"^[ \t]*[^\W\d_][\w .-]{0,30}:[ \t]*$")
+
+
+def _without_opening_notices(blocks: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], list[str]]:
+    """The blocks without what a producer sets above the text: a notice boxed in rules that gives
+    a web address (a library's "Publikacja zrealizowana w ramach projektu …"), and empty fields."""
+    dropped = []
+    while blocks:
+        lines = [line for line in blocks[0][1].strip("\n").split("\n") if line.strip()]
+        boxed = len(lines) >= 3 and bool(SCENE_BREAK.match(lines[0]) and SCENE_BREAK.match(lines[-1]))
+        if boxed and _ADDRESS.search(blocks[0][1]):
+            dropped.append(
+                f"not read: {squash(' '.join(lines[1:-1]))[:100]!r}: a notice boxed in rules at the top"
+            )
+        elif lines and all(_EMPTY_FIELD.match(line) for line in lines):
+            dropped.append(f"not read: {squash(' '.join(lines))!r}: empty fields at the top")
+        else:
+            break
+        blocks = blocks[1:]
+    return blocks, dropped
+
+
+def _is_title_like(line: str) -> bool:
+    """A short line that may be a book's title: not a sentence, a rule, a chapter's heading, a
+    number, a label or matter's name."""
+    return not (
         not line
         or "|" in line
-        or "\n" in blocks[0][1].strip("\n")
         or len(line.split()) > TITLE_LINE_WORDS
         or SENTENCE_END.search(line)
         or line.endswith((":", ",", ";"))
@@ -307,9 +326,25 @@ def _title_line(blocks: list[tuple[int, str]], headings: set[str]) -> str:
         or bare_number(line) is not None
         or _NUMBERED_HEADING.match(line)
         or is_matter_title(line)
-    ):
-        return ""
-    return re.sub(r"^\W+|\W+$", "", line)
+    )
+
+
+def _title_lines(blocks: list[tuple[int, str]], headings: set[str], file_title: str) -> tuple[str, str]:
+    """The book's title and byline from the text's first lines: the first line where it stands
+    alone as a title does ("Hur man spelar Freeciv", "WINMERGE"); or, of two such lines, the one
+    the file is named for, the other its author's ("Henryk Sienkiewicz" over "Janko Muzykant").
+    Above a heading (``headings``: tagged or underlined) a line is a byline, the heading the title."""
+    lines = [_heading_line(block).strip() if "\n" not in block.strip("\n") else "" for _, block in blocks[:3]]
+    if len(lines) < 2 or blocks[1][1].strip() in headings or not _is_title_like(lines[0]):
+        return "", ""
+    if _is_title_like(lines[1]) and title_key(lines[1]) and title_key(lines[1]) in title_key(file_title):
+        return _undecorated(lines[1]), _undecorated(lines[0])
+    return _undecorated(lines[0]), ""
+
+
+def _undecorated(line: str) -> str:
+    # Decoration around a title goes ("॥ श्री ज्ञानदेव हरिपाठ ॥"), brackets and quotes stay.
+    return re.sub(r"^[^\w(\[\"'«“„]+|[^\w)\]\"'»”]+$", "", line)
 
 
 def _labelled_headings(blocks: list[tuple[int, str]]) -> set[int]:
@@ -387,7 +422,15 @@ def _spaced_heading(raw_lines: list[str], blanks: int) -> bool:
         and all(len(line.strip()) <= HEADING_CHARS for line in raw_lines)
         and not raw_lines[0].lstrip().startswith("[")
         and not raw_lines[-1].rstrip().endswith((",", ";", ":"))
+        and not _two_sentences(" ".join(raw_lines).strip())
     )
+
+
+def _two_sentences(line: str) -> bool:
+    """A line that closes a sentence and holds another before it ("The first short story.
+    Published in 1891."): a note, not a heading ("CHAPTER I. THE PERIOD." is a chapter's line)."""
+    inner = line.rstrip()[:-1]
+    return bool(SENTENCE_END.search(line)) and bool(re.search(r"\w[.!?]", inner)) and not chapter_line(line)
 
 
 # A plain text marked up with HTML's tags, as aligned-text and export formats are: its heading
@@ -472,7 +515,8 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     if placeholders:
         dropped.append(f"not read: {placeholders} template tags or placeholders on lines of their own")
     body, underlined = _underlined(body)
-    blocks = _blocks(body)
+    blocks, notices = _without_opening_notices(_blocks(body))
+    dropped += notices
     listed = located(entries, [block for _, block in blocks])
     if listed:
         chapters_listed = sum(entry.chapter and not entry.entry.group for entry in listed.values())
@@ -486,9 +530,17 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     numbered = _numbered_headings(blocks)
     numbered |= _closing_headings(blocks, numbered)
     labelled = _labelled_headings(blocks)
-    title_line = "" if header.get("title") else _title_line(blocks, tagged_headings | underlined)
+    # A printed contents, or a heading the text numbers or labels, maps the text from its first line.
+    mapped = bool(listed) or bool({0, 1} & (numbered | labelled))
+    title_line, byline = (
+        ("", "")
+        if header.get("title") or mapped
+        else _title_lines(blocks, tagged_headings | underlined, title)
+    )
     if title_line:
-        dropped.append(f"the first line is the book's title: {title_line!r}")
+        dropped.append(
+            f"the first lines are the book's title: {title_line!r}" + (f", by {byline!r}" if byline else "")
+        )
     names = _names_under_numbers(blocks)
     drafts: list[Draft] = [Draft("")]
     first_listed: Draft | None = None
@@ -496,7 +548,7 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     closing_note = _closing_note(blocks)
     for number, (blanks, block) in enumerate(blocks):
         opening = block.strip()
-        if number == 0 and title_line:
+        if number < (2 if byline else 1) and title_line:
             continue
         if number >= closing_note:
             if number == closing_note:
@@ -580,7 +632,7 @@ def parse_txt(text: str, title: str, notes: str = "drop") -> Book:
     drafts = _without_heading_lists(drafts)
     book_title = header.get("title") or title_line or title
     language = _LANGUAGE_NAMES.get(header.get("language", "").split(",")[0].strip().lower(), "")
-    authors = tuple(a.strip() for a in re.split(r"\s+and\s+|;", header.get("author", "")) if a.strip())
+    authors = tuple(a.strip() for a in re.split(r"\s+and\s+|;", header.get("author", byline)) if a.strip())
     chapters, producers = build_chapters(drafts, book_title)
     # Drafts compare by their fields: the first listed one is found by identity.
     first = next((n for n, draft in enumerate(drafts) if draft is first_listed), None)

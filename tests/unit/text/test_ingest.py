@@ -551,10 +551,27 @@ def test_a_plain_text_s_first_line_standing_alone_is_its_title_and_a_byline_abov
     book = read_book(_write(tmp_path, "howto-sv.txt", f"Hur man spelar Freeciv\n\n{prose}\n{prose}"))
     assert book.title == "Hur man spelar Freeciv"
     assert book.chapters[0].paragraphs[0].startswith("Det här är")
-    assert any("the first line is the book's title" in note for note in book.notes)
+    assert any("the first lines are the book's title" in note for note in book.notes)
     # Bilinguator's layout: the author's name, then the title as a tagged heading.
     told = "Der var <i>engang</i> en <i>trold</i>, en <i>ond</i> trold, den allerværste af dem alle.\n"
     tagged = f"Hans Christian Andersen\n\n<h1>Snedronningen</h1>\n\n{told}\n{told}"
     assert read_book(_write(tmp_path, "andersen.txt", tagged)).title == "Snedronningen"
     # A sentence is no title: the file's name is.
     assert read_book(_write(tmp_path, "pikovaya.txt", f"{prose}\n{prose}")).title == "Pikovaya"
+
+
+def test_a_boxed_notice_and_empty_fields_are_not_read_and_the_line_the_file_is_named_for_is_the_title(
+    tmp_path: Path,
+) -> None:
+    # Wolne Lektury's plain text of 2008: a notice boxed in rules, empty fields, author, title.
+    notice = (
+        "-----\nPublikacja zrealizowana w ramach projektu Wolne Lektury (http://wolnelektury.pl/).\n-----"
+    )
+    story = "Przyszło to na świat wątłe, słabe, a kumy kręciły głowami nad matką i nad dzieckiem.\n"
+    text = f"\n{notice}\n\nAUTOR: \nTYTUŁ: \n\n\nHenryk Sienkiewicz\n\nJanko Muzykant\n\n\n{story * 3}"
+    book = read_book(_write(tmp_path, "janko-muzykant-sienkiewicz.txt", text))
+    assert (book.title, book.authors) == ("Janko Muzykant", ("Henryk Sienkiewicz",))
+    said = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert said.startswith("Przyszło to na świat")
+    for unread in ("Wolne Lektury", "AUTOR", "TYTUŁ", "Sienkiewicz", "-----"):
+        assert unread not in said
