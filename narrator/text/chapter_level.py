@@ -329,7 +329,8 @@ def with_front_pieces_folded(
     heard at the start of the chapter after them; and the plan-log lines that say so. ``names``:
     the book's title and authors, which title its title pages."""
     median = _median_chars(chapters)
-    if sum(map(_chars, chapters)) < FEW_MINUTES_CHARS:
+    said = [n for n, chapter in enumerate(chapters) if chapter.kind == "body" and chapter.paragraphs]
+    if not said or sum(_chars(chapters[n]) for n in said) < FEW_MINUTES_CHARS:
         return list(chapters), []
     # Among chapters of under a minute only an untitled opening is told by its place and length.
     real, minute = median >= REAL_CHAPTER_CHARS, median >= CHARS_PER_MINUTE
@@ -338,7 +339,6 @@ def with_front_pieces_folded(
     pieces: list[int] = []
     opening = True
     part: tuple[str, ...] = ()
-    said = [n for n, chapter in enumerate(chapters) if chapter.kind == "body" and chapter.paragraphs]
     for n, after in zip(said, [*said[1:], None], strict=True):
         chapter = chapters[n]
         # A part's epigraph opens the part's first chapter as a book's opens its first.

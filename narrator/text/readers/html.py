@@ -408,12 +408,15 @@ def _names_something(words: str) -> bool:
 
 
 def _titled_by_contents(document: Document, linked: dict[int, str]) -> None:
-    """A heading the contents names otherwise takes the contents' words after its own: "1. First
-    Day" listed as '"Thy Holy Child Jesus"', "CHAPTER I" as "The Period" (the title a reader of
-    the contents knows the chapter by)."""
+    """A numbered heading the contents names otherwise takes the contents' words after its own:
+    "1. First Day" listed as '"Thy Holy Child Jesus"', "CHAPTER I" as "The Period" (the title a
+    reader of the contents knows the chapter by). A heading with no number is its own name: a
+    contents in other words (or left untranslated) does not rename it."""
     for index, words in linked.items():
         heading = document.blocks[index]
-        if _names_something(words) and title_key(words) not in title_key(heading.text):
+        numbered = chapter_line(heading.text) or numbered_title(heading.text) is not None
+        numbered = numbered or bare_number(heading.text) is not None
+        if numbered and _names_something(words) and title_key(words) not in title_key(heading.text):
             document.blocks[index] = replace(heading, text=f"{heading.text.rstrip('.')}. {words}")
 
 

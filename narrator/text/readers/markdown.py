@@ -90,6 +90,12 @@ class _Inline:
     file_link_chars: int = 0
     #: Ids of the footnotes it refers to, in order.
     notes: list[str] = field(default_factory=list)
+    #: Whether it links to a place in the document ("#section").
+    points_within: bool = False
+
+
+#: A heading's link to a place in the text is its whole title, or most of it; less, it is a pointer.
+POINTER_LINK_SHARE = 0.8
 
 
 def _latex_text(text: str) -> str:
@@ -127,6 +133,7 @@ def _inline(children: Iterable[Token]) -> _Inline:
     href = ""
     link_words: list[str] = []  # the words of the link being read
     notes: list[str] = []
+    points_within = False
     for token in children:
         if token.type in ("text", "code_inline", "math_inline"):
             if token.type == "text":
@@ -144,6 +151,7 @@ def _inline(children: Iterable[Token]) -> _Inline:
         elif token.type == "link_open":
             if not link_depth:
                 href, link_words = str(token.attrs.get("href", "")), []
+                points_within = points_within or href.startswith("#")
             link_depth += 1
         elif token.type == "link_close":
             link_depth -= 1
@@ -161,7 +169,7 @@ def _inline(children: Iterable[Token]) -> _Inline:
     said = _CITATION.sub("", ("\n" if is_verse(lines) else " ").join(lines))
     said = _UNDEFINED_REFERENCE.sub(lambda m: "" if m[1] else m[2], said)
     text = "\n".join(squash(line) for line in said.split("\n")).strip()
-    return _Inline(text, link_chars, link_alnum, file_link_chars, notes)
+    return _Inline(text, link_chars, link_alnum, file_link_chars, notes, points_within)
 
 
 def _figure(children: list[Token]) -> str | None:
@@ -411,6 +419,15 @@ def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
                 unread[f"figure captions {'read' if notes == 'read' else 'not read (notes: drop)'}"] += 1
         elif token.type == "inline":
             inline = _inline(token.children or [])
+            if (
+                heading
+                and inline.points_within
+                and inline.link_chars <= POINTER_LINK_SHARE * len(inline.text)
+            ):
+                # A heading that sends the reader elsewhere in the text in words of its own ("If
+                # you would rather not use the command line, [here are the GUI tutorials](#…)")
+                # heads nothing: it is a line of text. A heading that is its own anchor's link is all link.
+                heading = 0
             navigation = not heading and _is_navigation(inline)
             referred = [footnotes[label] for label in inline.notes if label in footnotes]
             if inline.text:

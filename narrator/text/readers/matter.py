@@ -668,6 +668,32 @@ def _drop_closing_address(draft: Draft) -> list[str]:
     return [f"not read: the closing paragraph {last.text[:60]!r}: a web address after the book's text"]
 
 
+#: A credit line closing a book ("Translated into French by African Storybook Project") is a few words.
+CREDIT_LINE_WORDS = 12
+
+
+def _drop_closing_credits(draft: Draft) -> list[str]:
+    """Drop the credits that close the book: a notice of its licence or rights, with the lines of
+    credits right above it (a title, "Created by …", "Translated by …": single lines, no
+    sentence), back to the text's last sentence."""
+    texts = [n for n, b in enumerate(draft.blocks) if b.text and not b.heading]
+    run: list[int] = []
+    for n in reversed(texts):
+        text = draft.blocks[n].text
+        licence = _LICENCE_ID.search(text) or _is_rights_notice(text)
+        credit = "\n" not in text and words(text) <= CREDIT_LINE_WORDS and not SENTENCE_END.search(text)
+        if not (licence and words(text) <= ABOUT_PAGE_WORDS // 4) and not credit:
+            break
+        run.append(n)
+    lines = [draft.blocks[n].text for n in run]
+    if len(run) == len(texts) or not any(_LICENCE_ID.search(x) or _is_rights_notice(x) for x in lines):
+        return []
+    draft.blocks = [b for n, b in enumerate(draft.blocks) if n not in run]
+    return [
+        f"not read: {squash(' '.join(reversed(lines)))[:100]!r}: the credits and licence closing the book"
+    ]
+
+
 def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter, ...], tuple[str, ...]]:
     """Classify drafts as body, front or back matter, strip boilerplate from the body, make Chapters;
     and the plan-log lines for the paragraphs dropped as the producer's.
@@ -715,6 +741,7 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
         notes += _drop_after_the_end(body[-1])
         notes += _drop_closing_address(body[-1])
         notes += _drop_closing_fields(body[-1])
+        notes += _drop_closing_credits(body[-1])
     story = next((n for n, draft in enumerate(drafts) if not rules[n] and _has_sentences(draft)), len(drafts))
     for n, draft in enumerate(drafts):
         if not rules[n] and n != story and _is_title_page(draft, book_title, n < story):

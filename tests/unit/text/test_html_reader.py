@@ -489,3 +489,24 @@ def test_an_old_page_parts_paragraphs_with_two_line_breaks_and_its_closing_menus
     for unread in ("freely copied", "Twelve Principles", "af language", "Ward Cunningham"):
         assert unread not in heard
     assert any("a notice of rights" in note for note in book.notes)
+
+
+def test_credits_and_a_licence_closing_a_picture_book_are_not_read_and_an_unnumbered_heading_keeps_its_words(
+    tmp_path: Path,
+) -> None:
+    story = "<p>Il pleuvait depuis des jours, et tout le monde était de mauvaise humeur, sauf Sizwe.</p>" * 30
+    page = (
+        '<html lang="fr"><body><h1>Le sourire</h1><ol><li><a href="#a">Un sourire magique</a></li>'
+        '<li><a href="#b">Smiling again</a></li><li><a href="#c">Le dernier sourire</a></li></ol>'
+        f'<h2 id="a">Un sourire</h2>{story}<h2 id="b">Encore un sourire</h2>{story}'
+        f'<h2 id="c">Le dernier sourire</h2>{story}'
+        "<blockquote><p>Sizwe's Smile in French</p><p>Created by Vianne Venter</p>"
+        "<p>This work is licensed under a Creative Commons Attribution 4.0 International License.</p>"
+        "</blockquote></body></html>"
+    )
+    book = read_book(_write(tmp_path, "sourire.html", page))
+    body = [c for c in book.chapters if c.kind == "body"]
+    assert [c.title for c in body] == ["Un sourire", "Encore un sourire", "Le dernier sourire"]
+    said = " ".join(p for c in body for p in c.paragraphs)
+    assert "Created by" not in said and "Creative Commons" not in said and "Smile in French" not in said
+    assert said.endswith("sauf Sizwe.")
