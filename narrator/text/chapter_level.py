@@ -328,10 +328,11 @@ def with_front_pieces_folded(
     """Short opening pieces of the book or of a part, an untitled abstract, and a play's cast list,
     heard at the start of the chapter after them; and the plan-log lines that say so. ``names``:
     the book's title and authors, which title its title pages."""
-    median = _median_chars(chapters)
     said = [n for n, chapter in enumerate(chapters) if chapter.kind == "body" and chapter.paragraphs]
-    if not said or sum(_chars(chapters[n]) for n in said) < FEW_MINUTES_CHARS:
+    lengths = [_chars(chapters[n]) for n in said]
+    if sum(lengths) < FEW_MINUTES_CHARS:
         return list(chapters), []
+    median = statistics.median(lengths)
     # Among chapters of under a minute only an untitled opening is told by its place and length.
     real, minute = median >= REAL_CHAPTER_CHARS, median >= CHARS_PER_MINUTE
     folded: dict[int, list[int]] = {}  # a chapter's index: the pieces heard at its start

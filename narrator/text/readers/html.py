@@ -414,8 +414,9 @@ def _titled_by_contents(document: Document, linked: dict[int, str]) -> None:
     contents in other words (or left untranslated) does not rename it."""
     for index, words in linked.items():
         heading = document.blocks[index]
-        numbered = chapter_line(heading.text) or numbered_title(heading.text) is not None
-        numbered = numbered or bare_number(heading.text) is not None
+        numbered = any(
+            found(heading.text) is not None for found in (chapter_line, numbered_title, bare_number)
+        )
         if numbered and _names_something(words) and title_key(words) not in title_key(heading.text):
             document.blocks[index] = replace(heading, text=f"{heading.text.rstrip('.')}. {words}")
 

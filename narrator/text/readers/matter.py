@@ -484,6 +484,9 @@ def _drop_credits(drafts: list[Draft]) -> list[str]:
     """
     said = [(d, i) for d in drafts for i, b in enumerate(d.blocks) if b.text and not b.boilerplate]
     edges = {*range(min(CREDIT_BLOCKS, len(said))), *range(max(len(said) - CREDIT_BLOCKS, 0), len(said))}
+    # Each draft's text as a page, once: nothing is dropped until every block has been judged.
+    pages = {id(d): [b for b in d.blocks if b.text and not b.boilerplate] for d in drafts}
+    contact_pages = {key for key, page in pages.items() if _is_contact_page(page)}
     gone: dict[int, set[int]] = {}
     notes = []
     for n, (draft, i) in enumerate(said):
@@ -491,12 +494,11 @@ def _drop_credits(drafts: list[Draft]) -> list[str]:
         if i in gone.get(id(draft), ()):
             continue
         # An address on a page of its own goes with the page (matter_rule), not alone.
-        page = [b for b in draft.blocks if b.text and not b.boilerplate]
         if (
             _EMAIL.search(text)
             and words(text) <= CREDIT_WORDS // 2
             and not SENTENCE_END.search(text)
-            and not _is_contact_page(page)
+            and id(draft) not in contact_pages
         ):
             gone.setdefault(id(draft), set()).add(i)
             notes.append(f"not read: {squash(text)[:100]!r}: a contact address")
@@ -508,7 +510,8 @@ def _drop_credits(drafts: list[Draft]) -> list[str]:
         if n not in edges or words(text) > CREDIT_WORDS:
             continue
         # A notice of rights closing a page of text; a page that is the notice is matter_rule's.
-        if _is_rights_notice(text) and YEAR.search(text) and draft.title and word_count(page) > NOTICE_WORDS:
+        page_of_text = draft.title and word_count(pages[id(draft)]) > NOTICE_WORDS
+        if _is_rights_notice(text) and YEAR.search(text) and page_of_text:
             gone.setdefault(id(draft), set()).add(i)
             notes.append(f"not read: {squash(text)[:100]!r}: a notice of rights")
             continue
@@ -678,16 +681,20 @@ def _drop_closing_credits(draft: Draft) -> list[str]:
     sentence), back to the text's last sentence."""
     texts = [n for n, b in enumerate(draft.blocks) if b.text and not b.heading]
     run: list[int] = []
+    licensed = False
     for n in reversed(texts):
         text = draft.blocks[n].text
-        licence = _LICENCE_ID.search(text) or _is_rights_notice(text)
+        licence = (
+            bool(_LICENCE_ID.search(text) or _is_rights_notice(text)) and words(text) <= ABOUT_PAGE_WORDS // 4
+        )
         credit = "\n" not in text and words(text) <= CREDIT_LINE_WORDS and not SENTENCE_END.search(text)
-        if not (licence and words(text) <= ABOUT_PAGE_WORDS // 4) and not credit:
+        if not licence and not credit:
             break
+        licensed = licensed or licence
         run.append(n)
-    lines = [draft.blocks[n].text for n in run]
-    if len(run) == len(texts) or not any(_LICENCE_ID.search(x) or _is_rights_notice(x) for x in lines):
+    if len(run) == len(texts) or not licensed:
         return []
+    lines = [draft.blocks[n].text for n in run]
     draft.blocks = [b for n, b in enumerate(draft.blocks) if n not in run]
     return [
         f"not read: {squash(' '.join(reversed(lines)))[:100]!r}: the credits and licence closing the book"

@@ -464,6 +464,12 @@ class _Extractor:
                     Block(text, link_chars=share, file_link_chars=min(file_link_chars, share), **common)
                 )
 
+    def _after_a_soft_break(self) -> bool:
+        """Whether the last thing read, spaces aside, is a <br/> in prose. Looked up from the end:
+        a paragraph of many lines is not joined again at each of its breaks."""
+        last = next((piece for piece in reversed(self.buffer) if piece.strip()), "")
+        return last == _SOFT
+
     def _outside_paragraphs(self) -> bool:
         """Whether the text is in no paragraph, quotation or list item: inside one, an empty line
         parts stanzas or spaces the lines, in a paragraph its writer chose."""
@@ -510,7 +516,7 @@ class _Extractor:
                 self.buffer.append(_LINE)
             elif self.by_breaks or context.heading:
                 self.buffer.append(_BREAK if self.by_breaks else " ")
-            elif "".join(self.buffer).rstrip().endswith(_SOFT) and self._outside_paragraphs():
+            elif self._after_a_soft_break() and self._outside_paragraphs():
                 # An empty line between two <br/>, in no paragraph: an old page's way to part them.
                 self.flush(context)
             else:
