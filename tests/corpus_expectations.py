@@ -49,10 +49,18 @@ def _loose(title: str) -> str:
 
 def _found(want: str, titles: list[str]) -> bool:
     # A found title may carry its part's ("Book One. Chapter I") and may differ in case and marks;
-    # a numeral is the same number in roman or arabic figures ("I" is heard as "1" is).
+    # a numeral is the same number in roman or arabic figures ("I" is heard as "1" is). A part
+    # narrated as its chapters is found as their parent ("Eyvind of the Hills. ACT I").
     number = bare_number(want)
     ends = {_loose(want), *([str(number)] if number is not None else [])}
-    return any(title_key(found).endswith(end) for found in titles for end in ends)
+    parents = {
+        title_key(". ".join(found.split(". ")[:n]))
+        for found in titles
+        for n in range(1, found.count(". ") + 1)
+    }
+    return title_key(want) in parents or any(
+        title_key(found).endswith(end) for found in titles for end in ends
+    )
 
 
 def failures(entry: dict, books: Path) -> list[str]:

@@ -17,11 +17,11 @@ from dataclasses import dataclass, replace
 from narrator.core.book import CHARS_PER_MINUTE, LONGEST_CHAPTER_CHARS, Chapter, joined, trimmed
 from narrator.text.readers.matter import opens_an_abstract
 from narrator.text.readers.titles import (
-    BYLINE,
     CJK_CHAPTER_AFTER_SENTENCE,
     NUMBERED_HEADINGS,
     PART_WORDS,
     bare_number,
+    byline,
     chapter_line,
     chapter_run,
     heads_a_chapter,
@@ -133,6 +133,12 @@ def at_chapter_lines(chapters: Sequence[Chapter], book_title: str) -> tuple[list
     their parent. And the plan-log lines that say so."""
     kept: list[Chapter] = []
     notes: list[str] = []
+    headed = {id(c): _heading_lines(c) for c in chapters if c.kind == "body"}
+    # A chapter cut for its length sets the book's level: a sibling with lines of the same division
+    # ("ACT I" ... in the book's second, shorter play) is cut at them too.
+    long = {n for n, (_, lines) in headed.items() if len(lines) >= NUMBERED_HEADINGS}
+    long &= {id(c) for c in chapters if c.kind == "body" and _chars(c) > LONGEST_CHAPTER_CHARS}
+    cut = {_division(headed[n][0].paragraphs[line]) for n in long for line in headed[n][1]}
     for chapter in chapters:
         if chapter.kind != "body":
             kept.append(chapter)
@@ -145,16 +151,33 @@ def at_chapter_lines(chapters: Sequence[Chapter], book_title: str) -> tuple[list
             kept += _split_at(chapter, chapter, poems, book_title)
             notes.append(f"chapter {chapter.title!r} is {len(poems)} titled poems: each is a chapter")
             continue
-        split, lines = _heading_lines(chapter)
-        if _chars(chapter) <= LONGEST_CHAPTER_CHARS or len(lines) < NUMBERED_HEADINGS:
+        split, lines = headed[id(chapter)]
+        if id(chapter) in long:
+            kept += _split_at(chapter, split, lines, book_title)
+            notes.append(
+                f"chapter {chapter.title!r} runs over {LONGEST_CHAPTER_CHARS // CHARS_PER_MINUTE} minutes:"
+                f" split at the {len(lines)} chapter lines in its text"
+            )
+        elif len(lines) >= NUMBERED_HEADINGS and {_division(split.paragraphs[n]) for n in lines} <= cut:
+            kept += _split_at(chapter, split, lines, book_title)
+            notes.append(
+                f"chapter {chapter.title!r} is split at its {len(lines)} chapter lines, as a longer chapter"
+                " of the book is at lines of the same kind"
+            )
+        else:
             kept.append(chapter)
-            continue
-        kept += _split_at(chapter, split, lines, book_title)
-        notes.append(
-            f"chapter {chapter.title!r} runs over {LONGEST_CHAPTER_CHARS // CHARS_PER_MINUTE} minutes:"
-            f" split at the {len(lines)} chapter lines in its text"
-        )
     return kept, notes
+
+
+# The character that names a Chinese or Japanese division: 回 in "第二回 …".
+_CJK_DIVISION_WORD = re.compile(r"\s*第[^回章夜节節卷巻篇]*([回章夜节節卷巻篇])")
+
+
+def _division(line: str) -> str:
+    """The kind of division a chapter line heads: "act" for "ACT II.", "回" for "第二回 …"."""
+    heading = chapter_line(line)
+    cjk = _CJK_DIVISION_WORD.match(line)
+    return heading.group(1).lower() if heading else cjk.group(1) if cjk else ""
 
 
 def _split_at(chapter: Chapter, split: Chapter, lines: list[int], book_title: str) -> list[Chapter]:
@@ -315,10 +338,10 @@ NAME_WORDS = 4
 def _is_byline(title: str, names: set[str]) -> bool:
     """Whether a title is only a byline: the book's author, alone or among others ("Richard
     Barbrook and Andy Cameron"), or "By …" in a book that names no author."""
-    byline = BYLINE.match(title)
+    bylined = byline(title)
     if not names:
-        return byline is not None
-    people = [p for p in _NAME_LIST.split(byline[1] if byline else title) if p.strip()]
+        return bylined is not None
+    people = [p for p in _NAME_LIST.split(bylined or title) if p.strip()]
     return any(title_key(p) in names for p in people) and all(len(p.split()) <= NAME_WORDS for p in people)
 
 

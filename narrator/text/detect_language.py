@@ -38,6 +38,11 @@ NO_LANGUAGE = {"", "und", "mul", "zxx", "mis"}
 _NEIGHBOURS = (frozenset({"da", "no", "nb", "nn"}), frozenset({"sr", "hr", "bs"}), frozenset({"id", "ms"}))
 
 
+#: The identifier names Nynorsk "nn" and Norwegian otherwise "no", the macrolanguage: that is
+#: Bokmål, the written standard of most Norwegian text, which voices are made for as "nb".
+_INDIVIDUAL = {"no": "nb"}
+
+
 def _neighbours(stated: str, found: str) -> bool:
     return any(stated in group and found in group for group in _NEIGHBOURS)
 
@@ -86,6 +91,7 @@ def identify(book: Book) -> tuple[Identified | None, Counter[str]]:
     if not counted:
         return None, votes
     language, agreeing = votes.most_common(1)[0]
+    language = _INDIVIDUAL.get(language, language)
     if agreeing < DECIDING_SHARE * counted:
         return None, votes
     return Identified(language, agreeing, counted), votes

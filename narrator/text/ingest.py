@@ -25,8 +25,8 @@ from narrator.text.readers import READERS, book_suffix
 from narrator.text.readers.decode import squash
 from narrator.text.readers.matter import without_edge_imprints
 from narrator.text.readers.titles import (
-    BYLINE,
     bare_number,
+    byline,
     chapter_called,
     heads_a_chapter,
     title_from_stem,
@@ -111,7 +111,7 @@ def titled_by_title_page(book: Book) -> Book:
     one_piece = sum(c.kind == "body" for c in book.chapters) == 1 and not (
         heads_a_chapter(heading.title) or bare_number(heading.title) is not None
     )
-    byline: tuple[str, ...] = ()
+    page_author: tuple[str, ...] = ()
     if (
         len(lines) == 1
         and not squash(page.title)
@@ -119,12 +119,14 @@ def titled_by_title_page(book: Book) -> Book:
         and ((len(heading.paragraphs) <= 1 and subtitle) or one_piece)
     ):
         title = squash(heading.title)
-        byline = (lines[0],) if len(lines[0].split()) <= NAME_WORDS and not _DIGIT.search(lines[0]) else ()
+        page_author = (
+            (lines[0],) if len(lines[0].split()) <= NAME_WORDS and not _DIGIT.search(lines[0]) else ()
+        )
     title = _PAGE_TITLE_PARTS.split(title)[0].strip(" ,;:")
-    if not title or len(title) > TITLE_PAGE_CHARS or BYLINE.match(title) or _NUMBERED_LINE.match(title):
+    if not title or len(title) > TITLE_PAGE_CHARS or byline(title) or _NUMBERED_LINE.match(title):
         return book
-    bylines = [m[1] for line in lines if (m := BYLINE.match(line))]
-    authors = book.authors or tuple(bylines[:1]) or byline
+    bylines = [names for line in lines if (names := byline(line))]
+    authors = book.authors or tuple(bylines[:1]) or page_author
     said = f" and author {authors[0]!r}" if authors and not book.authors else ""
     note = f"title {title!r}{said} from the book's title page: the file states none"
     return replace(book, title=title, authors=authors, notes=(*book.notes, note))

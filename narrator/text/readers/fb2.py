@@ -212,10 +212,30 @@ def _fb2_bytes(path: Path) -> bytes:
         return archive.read(inside[0])
 
 
+# An entity reference, and the five XML defines itself; FB2 files declare no others.
+_ENTITY_REFERENCE = re.compile(rb"&([A-Za-z_][\w.-]*);")
+_XML_ENTITIES = frozenset({b"amp", b"lt", b"gt", b"quot", b"apos"})
+
+
+def _without_undefined_entities(data: bytes) -> tuple[bytes, list[str]]:
+    """The document without references to entities it never defines ("&FBReaderVersion;", which
+    the program that shipped the file filled in), and their names."""
+    names = sorted({m.group(1) for m in _ENTITY_REFERENCE.finditer(data)} - _XML_ENTITIES)
+    kept = _ENTITY_REFERENCE.sub(lambda m: m.group(0) if m.group(1) in _XML_ENTITIES else b"", data)
+    return kept, [name.decode() for name in names]
+
+
 def read_fb2(path: Path, notes: str = "drop") -> Book:
     data = _fb2_bytes(path)
+    undefined: list[str] = []
     try:
-        root = parse_xhtml(data)
+        try:
+            root = parse_xhtml(data)
+        except etree.XMLSyntaxError as error:
+            data, undefined = _without_undefined_entities(data)
+            if not undefined:
+                raise error from None
+            root = parse_xhtml(data)
     except (etree.XMLSyntaxError, ValueError) as error:
         raise BookError(f"{path}: not a readable FB2: not well-formed XML ({first_line(error)})") from None
     if tag_of(root) != "fictionbook":
@@ -224,6 +244,9 @@ def read_fb2(path: Path, notes: str = "drop") -> Book:
     title = fb2.title()
     language = fb2.language()
     chapters, dropped = build_chapters(fb2.drafts(), title)
+    if undefined:
+        said = ", ".join(f"&{name};" for name in undefined)
+        dropped = (f"not read: {said}: entities the file uses and never defines", *dropped)
     return Book(
         squash(title),
         chapters,

@@ -19,9 +19,9 @@ from narrator.text.readers.decode import decode_text, squash
 from narrator.text.readers.matter import PG_END, build_chapters, is_matter_title, unwrapped_title
 from narrator.text.readers.prose import is_prose
 from narrator.text.readers.titles import (
-    BYLINE,
     NUMBER_WORD,
     bare_number,
+    byline,
     chapter_line,
     chapter_run,
     counted_label,
@@ -223,7 +223,7 @@ def _found_levels(blocks: list[Block]) -> tuple[int, int, str | None]:
         and len(set(levels)) > 1
         and blocks
         and blocks[0].heading == chapter_level
-        and not any(BYLINE.match(b.text) for b in blocks if b.heading)
+        and not any(byline(b.text) for b in blocks if b.heading)
     ):
         # Each level used once, the shallowest opening the document: that is its title, and the
         # next level its one chapter ("<h1>The Seven Valleys and the Four</h1> … <h2>The Seven

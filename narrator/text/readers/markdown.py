@@ -1,19 +1,21 @@
 """Markdown as people write it: front matter, footnotes, tables, badges, link lists and code.
 
 Parsed by markdown-it-py with mdit-py-plugins (front matter, footnotes) and its table rule. Front
-matter is metadata (title, author, language), never text. Footnotes follow ``notes``: dropped, or
-read after the paragraph that refers to them. A table is read row by row, each row one sentence
-("Name: Ada, Born: 1815."). Code blocks, images, HTML comments and paragraphs that are nothing but
-links (a badge row, a language bar, a contents list) are not read. A figure placeholder, a line that
-only names an image file ("Insert fig0101.png"), is a build directive, never read; the lines after it
-(or after an image alone on its line, when they open with a label such as "Figure 1-1.") are the
-figure's caption, which follows ``notes`` as captions do in every reader. Chapters are headings, at
-the shallowest level used more than once; then front and back matter are told apart as in every reader.
+matter, YAML or TOML (Hugo's "+++"), is metadata (title, author, language), never text. Footnotes
+follow ``notes``: dropped, or read after the paragraph that refers to them. A table is read row by
+row, each row one sentence ("Name: Ada, Born: 1815."). Code blocks, images, HTML comments and
+paragraphs that are nothing but links (a badge row, a language bar, a contents list) are not read. A
+figure placeholder, a line that only names an image file ("Insert fig0101.png"), is a build
+directive, never read; the lines after it (or after an image alone on its line, when they open with
+a label such as "Figure 1-1.") are the figure's caption, which follows ``notes`` as captions do in
+every reader. Chapters are headings, at the shallowest level used more than once; then front and
+back matter are told apart as in every reader.
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
@@ -280,6 +282,22 @@ def _footnotes(tokens: list[Token]) -> dict[str, str]:
     return notes
 
 
+# Hugo's and Zola's front matter: TOML between "+++" lines.
+_TOML_FRONT_MATTER = re.compile(r"\A\+\+\+[ \t]*\n(.*?\n)\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
+
+
+def _toml_front_matter(text: str) -> tuple[str, dict[str, object]]:
+    """The text without TOML front matter, and its fields (none where it does not parse)."""
+    block = _TOML_FRONT_MATTER.match(text)
+    if block is None:
+        return text, {}
+    try:
+        fields = tomllib.loads(block[1])
+    except tomllib.TOMLDecodeError:
+        return text, {}
+    return text[block.end() :], fields
+
+
 def _title_block(text: str) -> tuple[str, dict[str, object]]:
     """The text without pandoc's title block, and the title, authors and date it gives."""
     block = _TITLE_BLOCK.match(text)
@@ -369,9 +387,11 @@ def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
     text, count = TEMPLATE_LINE.subn("", clean_text(text))
     if count:
         unread["template tags and placeholders ({% … %}, {{ … }}, << … >>)"] += count
+    text, toml = _toml_front_matter(text)
     text, title_block = _title_block(_markdown_in_divs(text))
     tokens = _PARSER.parse(text)
-    matter = next((_front_matter(t.content) for t in tokens if t.type == "front_matter"), {}) or title_block
+    yaml_matter = next((_front_matter(t.content) for t in tokens if t.type == "front_matter"), {})
+    matter = yaml_matter or toml or title_block
     footnotes = _footnotes(tokens)
     blocks: list[Block] = []
     heading = 0

@@ -27,7 +27,7 @@ from narrator.text.readers.apparatus import (
 from narrator.text.readers.decode import squash
 from narrator.text.readers.prose import PROSE_WORDS, SENTENCE_END, is_prose, words
 from narrator.text.readers.repetition import drop_from_drafts
-from narrator.text.readers.titles import BYLINE, heads_a_chapter, title_key
+from narrator.text.readers.titles import byline, heads_a_chapter, title_key
 from narrator.text.readers.xhtml import ERRATA, GLOSSARY, UNLISTED, Block, Draft
 
 PG_START = re.compile(
@@ -392,7 +392,7 @@ def _is_title_page(draft: Draft, book_title: str, before_story: bool) -> bool:
         return bool(title) and _same_title(title, book)
     if word_count(b for b in draft.blocks if not b.boilerplate) > 60 or _has_sentences(draft):
         return False
-    byline = any(BYLINE.match(text) for text in texts)
+    bylined = any(byline(text) for text in texts)
     named = title in ("", "cover", "titlepage", "title") or _same_title(title, book)
     # Before the story a page of short lines set in capitals, or under a heading in capitals, is one
     # too ("OEUVRES", "DE", "VOLTAIRE"; "OBRAS DO AUTOR" over the author's other titles).
@@ -400,7 +400,7 @@ def _is_title_page(draft: Draft, book_title: str, before_story: bool) -> bool:
     layout = all(words(line) <= 8 or line.isupper() for line in lines) and any(
         t.isupper() for t in (draft.title, *lines)
     )
-    return (before_story and layout) or named or byline
+    return (before_story and layout) or named or bylined
 
 
 def _chapter(draft: Draft, kind: str, skipped_by: str) -> Chapter:

@@ -41,7 +41,7 @@ from narrator.core.language import well_formed_tag
 from narrator.text.readers.decode import squash
 from narrator.text.readers.html import drafts_at_headings
 from narrator.text.readers.matter import build_chapters
-from narrator.text.readers.titles import BYLINE, title_from_stem, title_key
+from narrator.text.readers.titles import byline, title_from_stem, title_key
 from narrator.text.readers.xhtml import Block, Draft, parse_xhtml, tag_of, take_title, text_of
 
 # What pdfminer raises on a damaged file, beyond its own exceptions: it indexes and unpacks freely.
@@ -765,7 +765,7 @@ def read_pdf(path: Path, notes: str = "drop") -> Book:
             drafts.insert(0, Draft("", [Block(line.text) for line in opening], skipped_by="title page"))
             # The document info's author of an undescribed document is whoever saved it; a byline
             # on its title page names the author.
-            bylines = [m.group(1) for line in opening if (m := BYLINE.match(line.text))]
+            bylines = [names for line in opening if (names := byline(line.text))]
             authors = tuple(bylines) or authors
     log += _without_reference_lists(drafts, {title_key(entry_title) for _, entry_title, _, _ in outline})
     chapters, dropped = build_chapters(drafts, title)

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from narrator.core.book import LONGEST_CHAPTER_CHARS
-from narrator.text.readers.titles import chapter_line, title_key
+from narrator.text.readers.titles import chapter_line, division_key, title_key
 
 # "CONTENTS", "Table of Contents", and the word in the languages Gutenberg texts are written in.
 CONTENTS_LINE = re.compile(
@@ -69,10 +69,9 @@ class Listed:
 
 
 def entry_key(line: str) -> str:
-    """What a contents line and the heading it lists share: "chapter i", or the title's letters."""
-    heading = chapter_line(line)
-    if heading:
-        return f"{heading.group(1).lower()} {heading.group(3).lower()}"
+    """What a contents line and the heading it lists share: "chapter 1", or the title's letters."""
+    if division := division_key(line):
+        return division
     key = title_key(_PAGE_NUMBER.sub("", line))
     return "" if key == "page" else key
 
@@ -125,7 +124,11 @@ def without_contents(lines: list[str]) -> tuple[list[str], list[Entry]]:
     """
     start = next((n for n, line in enumerate(lines) if CONTENTS_LINE.match(line)), None)
     if start is None:
-        return lines, []
+        unlabelled = _unlabelled_contents(lines)
+        if unlabelled is None:
+            return lines, []
+        start, end = unlabelled
+        return lines[:start] + lines[end:], _entries(lines[start:end])
     first = next((n for n in range(start + 1, len(lines)) if entry_key(lines[n].strip())), None)
     if first is None:
         return lines, []
@@ -150,6 +153,46 @@ def without_contents(lines: list[str]) -> tuple[list[str], list[Entry]]:
     # Short lines to the end of the text are a contents printed at the end, as French and Catalan
     # books print their "TABLE" or "INDEX".
     return lines[:start] + lines[end:], _entries(lines[start + 1 : end])
+
+
+def _unlabelled_contents(lines: list[str]) -> tuple[int, int] | None:
+    """Where a contents with no "CONTENTS" over it starts and ends: the first run of lines, blank
+    lines apart, that number one division from one ("ACT I.  Algernon Moncrieff's Flat", "ACT II.
+    The Garden", ...), at least three of them, every one of whose divisions heads the text later
+    ("FIRST ACT")."""
+    run: list[tuple[int, str]] = []  # each line of the run, with its division key
+    for n, line in enumerate([*lines, "-"]):
+        if not line.strip():
+            continue
+        key = division_key(line.strip()) if len(line.strip()) <= HEADING_CHARS else ""
+        if key and run and key == _next_key(run[-1][1]):
+            run.append((n, key))
+            continue
+        if len(run) >= LOCATED_ENTRIES:
+            after = run[-1][0] + 1
+            later = {division_key(text.strip()) for text in lines[after:] if len(text) <= HEADING_CHARS}
+            if all(key in later for _, key in run):
+                return _with_label(lines, run[0][0]), after
+        run = [(n, key)] if key.endswith(" 1") else []
+    return None
+
+
+def _with_label(lines: list[str], start: int) -> int:
+    """Where a contents that starts at ``start`` starts with its label: a short line alone right
+    above it ("THE SCENES OF THE PLAY") is the page's own name for "CONTENTS"."""
+    above = start - 1
+    while above >= 0 and not lines[above].strip():
+        above -= 1
+    alone = above >= 0 and above < start - 1 and (above == 0 or not lines[above - 1].strip())
+    if alone and len(lines[above].strip()) <= HEADING_CHARS and not lines[above].rstrip().endswith("."):
+        return above
+    return start
+
+
+def _next_key(key: str) -> str:
+    """The key of the division after ``key``'s: "act 2" after "act 1"."""
+    division, _, number = key.rpartition(" ")
+    return f"{division} {int(number) + 1}" if number.isdigit() else ""
 
 
 def _entries(lines: list[str]) -> list[Entry]:

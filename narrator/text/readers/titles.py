@@ -6,8 +6,11 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
+
+from num2words import num2words
 
 from narrator.core.language import primary_language
 from narrator.text.normalize import roman_value
@@ -41,6 +44,45 @@ CHAPTER_LINE = re.compile(
     r"[.:]?\s*(.*)$",
     re.IGNORECASE,
 )
+
+
+# The same division with its number said first: "FIRST ACT", "The Second Book" (English only).
+_NUMBER_FIRST_LINE = re.compile(
+    rf"^\s*(?:the\s+)?((?:{_NUMBER_WORDS})(?:-(?:{_NUMBER_WORDS}))?)\s+({'|'.join(_ENGLISH_DIVISIONS)})\.?\s*$",
+    re.IGNORECASE,
+)
+#: English number words are known up to this value.
+_WORDED_NUMBERS = 60
+
+
+@lru_cache(maxsize=1)
+def _word_values() -> dict[str, int]:
+    """Each English number word, cardinal and ordinal, with its value: "twelve" and "twelfth" 12."""
+    return {
+        word.replace(" ", "-"): n
+        for n in range(1, _WORDED_NUMBERS)
+        for word in (num2words(n), num2words(n, to="ordinal"))
+    }
+
+
+def number_value(numeral: str) -> int | None:
+    """A division's number as it is written, "12", "XII", "twelve" or "Twelfth", as 12; else None."""
+    if numeral.isdigit():
+        return int(numeral)
+    return roman_value(numeral) or _word_values().get(numeral.lower())
+
+
+def division_key(line: str) -> str:
+    """What two headings of one division share, however they write its number: "act 1" for
+    "ACT I.", "Act 1" and "FIRST ACT"; "" for a line that heads no numbered division."""
+    heading = chapter_line(line)
+    if heading:
+        division, numeral = heading.group(1), heading.group(3)
+    elif worded := _NUMBER_FIRST_LINE.match(line):
+        division, numeral = worded.group(2), worded.group(1)
+    else:
+        return ""
+    return f"{division.lower()} {number_value(numeral) or numeral.lower()}"
 
 
 def chapter_line(line: str) -> re.Match[str] | None:
@@ -78,7 +120,27 @@ def numbered_title(text: str) -> int | None:
 
 
 # A byline under a title: "by Edward Page Mitchell", "{by ...}", "(By ...)".
-BYLINE = re.compile(r"^\W*by\s+(\w.*?)\W*$", re.I)
+_BY_ENGLISH = re.compile(r"^\W*by\s+(\w.*?)\W*$", re.I)
+# ... and in other languages, where the word may also open a title ("De Profundis", "Von Kopf bis
+# Fuß"): "De Ion Creanga", "von Theodor Storm", "par Jules Verne", "av Selma Lagerlöf".
+_BY_ELSEWHERE = re.compile(
+    r"^\W*(?:de|von|par|di|door|av|af|por|od|от|від|przez|autorstwa)\s+(\w.*?)\W*$", re.I
+)
+#: Words in the names of such a byline: a given name and a family name at least.
+BYLINE_NAME_WORDS = (2, 4)
+
+
+def byline(text: str) -> str | None:
+    """The names a byline gives, else None. Outside English only capitalised names of two to four
+    words follow the word ("De Ion Creanga"; not "De la terre à la lune", "De Profundis")."""
+    if english := _BY_ENGLISH.match(text):
+        return english[1]
+    other = _BY_ELSEWHERE.match(text)
+    if other is None:
+        return None
+    words = other[1].split()
+    least, most = BYLINE_NAME_WORDS
+    return other[1] if least <= len(words) <= most and all(w[:1].isupper() for w in words) else None
 
 
 def heads_a_chapter(line: str) -> bool:

@@ -659,10 +659,12 @@ def _start(drafts: list[Draft], title: str, inside: bool) -> None:
 
 def _with_opening_folded(chapters: tuple[Chapter, ...], first: int) -> tuple[tuple[Chapter, ...], list[str]]:
     """Body text before the first chapter the printed contents lists (a dedication, a prefatory
-    note) is heard at that chapter's start, each piece's title said; and the plan-log lines."""
-    heard = [n for n, chapter in enumerate(chapters) if chapter.kind == "body" and chapter.paragraphs]
-    target = next((n for n in heard if n >= first), None)
-    opening = [n for n in heard if n < first]
+    note) is heard at that chapter's start, each piece's title said; and the plan-log lines. A
+    heading with no text there ("TIME: The Present.") is said there too, not made part of the
+    title, which is the contents' entry."""
+    body = [n for n, chapter in enumerate(chapters) if chapter.kind == "body"]
+    target = next((n for n in body if n >= first and chapters[n].paragraphs), None)
+    opening = [n for n in body if n < first]
     if target is None or not opening:
         return chapters, []
     pieces = joined([chapters[n] for n in opening], headed=True)

@@ -239,6 +239,19 @@ def test_a_chapter_of_hours_is_split_at_the_chapter_lines_in_its_text() -> None:
     assert [c.parents for c in titled[1:]] == [(), (), ()]
 
 
+def test_a_shorter_sibling_is_cut_at_lines_of_the_division_its_long_sibling_was_cut_at() -> None:
+    hour = (MINUTE,) * 35
+    long_play = Chapter("Eyvind", ("ACT I", *hour, "ACT II", *hour, "ACT III", *hour))
+    short_play = Chapter("The Farm", ("ACT I", MINUTE, "ACT II", MINUTE, "ACT III", MINUTE))
+    essay = Chapter("Essay", ("PART I", MINUTE, "PART II", MINUTE, "PART III", MINUTE))
+    kept, notes = at_chapter_lines([long_play, short_play, essay], "Plays")
+    assert [c.title for c in kept] == [*["ACT I", "ACT II", "ACT III"] * 2, "Essay"]
+    assert [c.parents for c in kept[3:6]] == [("The Farm",)] * 3
+    assert "as a longer chapter of the book is at lines of the same kind" in notes[1]
+    # Alone, the short play keeps its acts as headings.
+    assert at_chapter_lines([short_play], "Plays") == ([short_play], [])
+
+
 def test_an_untitled_abstract_opens_the_first_section_and_a_titled_one_stays() -> None:
     abstract = chapter("", text=("Abstract. " + MINUTE, MINUTE))
     chapters = [abstract, chapter("1. Introduction", 5), chapter("2. Methods", 5)]

@@ -29,6 +29,19 @@ def test_a_book_that_states_nothing_is_in_the_language_of_its_text() -> None:
     assert "identified from the text" in book.notes[-1] and "states none" in book.notes[-1]
 
 
+NORWEGIAN = (
+    "Det var en gang tre bukker som skulle gå til seters for å gjøre seg fete, og alle tre hette Bruse. "
+    "På veien var det en bru over en foss de skulle over, og under brua bodde et stort fælt troll."
+)
+
+
+def test_norwegian_the_identifier_calls_no_is_bokmal() -> None:
+    # py3langid says "no" (the macrolanguage) and tells Nynorsk apart as "nn": the rest is Bokmål.
+    assert settle_language(_book(NORWEGIAN)).language == "nb"
+    stated = settle_language(_book(NORWEGIAN, "no", "Gutenberg 'Language:' line"))
+    assert stated.language == "no"
+
+
 def test_a_statement_the_text_agrees_with_keeps_its_region() -> None:
     book = settle_language(_book(DUTCH, "nl-BE", "OPF dc:language"))
     assert book.language == "nl-BE"

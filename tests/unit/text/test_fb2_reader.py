@@ -171,3 +171,14 @@ def test_a_zipped_fb2_is_size_checked_and_must_hold_one_book(tmp_path: Path) -> 
     assert "not an FB2: the file is not a readable zip" in refused_in_one_line(
         _write(tmp_path, "junk.fb2.zip", b"PK\x03\x04 not really")
     )
+
+
+def test_an_entity_the_file_never_defines_is_left_out_not_a_refusal(tmp_path: Path) -> None:
+    # FBReader's own help books say "&FBReaderVersion;", which the program fills in.
+    data = NESTED.replace("<p>Повести</p></title>", "<p>Повести &Version;</p></title>", 1)
+    book = read_book(_write(tmp_path, "help.fb2", data, "windows-1251"))
+    assert "Version" not in " ".join([c.title for c in book.chapters] + [book.title])
+    assert "not read: &Version;: entities the file uses and never defines" in book.notes
+    # Broken XML of another kind is still refused in one line.
+    broken = _write(tmp_path, "broken.fb2", NESTED.replace("</section>", "", 1), "windows-1251")
+    assert "not well-formed XML" in refused_in_one_line(broken)

@@ -364,6 +364,14 @@ def test_a_lone_heading_under_the_title_is_the_chapter_unless_it_is_a_byline(tmp
         )
     )
     assert [c.title for c in story.chapters] == ["The Yellow Wallpaper"]
+    # A byline in another language: a capitalised name of two words or more after the word.
+    tale = read_book(
+        _write(tmp_path, "lenes.html", f"<h1>Povestea unui om lenes</h1><h2>De Ion Creanga</h2>{prose}")
+    )
+    assert [c.title for c in tale.chapters] == ["Povestea unui om lenes"]
+    for title in ("De Profundis", "De la terre à la lune"):
+        works = read_book(_write(tmp_path, "works.html", f"<h1>Works</h1><h2>{title}</h2>{prose}"))
+        assert [c.title for c in works.chapters] == [title]
 
 
 def test_paragraphs_a_menu_links_to_are_headings_and_hidden_elements_are_never_read(tmp_path: Path) -> None:

@@ -358,3 +358,18 @@ def test_template_tags_are_never_read_and_a_link_showing_its_address_is_text(tmp
     assert [c.title for c in body] == ["Instal·lació", "Branques", "Canvis"]
     assert "desktop.github.com" in said
     assert not any(tag in said for tag in ("{%", "capture", "markdownify", "Inici"))
+
+
+def test_hugo_toml_front_matter_is_metadata_never_text(tmp_path: Path) -> None:
+    path = tmp_path / "tombatossals.md"
+    path.write_text(
+        '+++\nlicense = "by-nc"\ntitle = "Història del Tombatossals"\ndate = 2002-10-01\n'
+        'note = "Enterament fictícia."\n+++\n\n'
+        "**Tramesa pel professor F. Esteve.**\n\nTombatossals és en realitat el nom d’un dels gegants.\n",
+        encoding="utf-8",
+    )
+    book = read_book(path)
+    assert (book.title, book.date) == ("Història del Tombatossals", "2002-10-01")
+    spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
+    assert "license" not in spoken and "fictícia" not in spoken and "+++" not in spoken
+    assert "Tombatossals és en realitat" in spoken

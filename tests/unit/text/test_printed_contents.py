@@ -162,6 +162,54 @@ THE SONGS
     assert any("heard at the start of 'Introduction'" in note for note in book.notes)
 
 
+LANE = "Lane is arranging afternoon tea on the table, and after the music has ceased he enters. " * 9
+GARDEN = "Garden at the Manor House, a flight of grey stone steps leads up to the house. " * 9
+ROOM = "Morning-room at the Manor House, where Gwendolen and Cecily are at the window. " * 9
+
+
+def test_a_contents_with_no_label_but_its_own_is_found_by_its_numbered_divisions() -> None:
+    text = f"""THE SCENES OF THE PLAY
+
+
+ACT I.  Algernon's Flat in Half-Moon Street.
+
+ACT II.  The Garden at the Manor House.
+
+ACT III.  Drawing-Room at the Manor House.
+
+TIME: The Present.
+
+
+FIRST ACT
+
+{LANE}
+
+
+SECOND ACT
+
+{GARDEN}
+
+
+THIRD ACT
+
+{ROOM}
+"""
+    book = _book(text)
+    body = [c for c in book.chapters if c.kind == "body" and c.paragraphs]
+    # "FIRST ACT" answers "ACT I." however the number is written; the entries are the titles.
+    assert [c.title for c in body] == [
+        "ACT I. Algernon's Flat in Half-Moon Street",
+        "ACT II. The Garden at the Manor House",
+        "ACT III. Drawing-Room at the Manor House",
+    ]
+    said = " ".join(_said(book))
+    # The label is the contents page's, and the entries are read as titles only.
+    assert "THE SCENES OF THE PLAY" not in said and "Algernon's Flat" not in said
+    # Divisions the text never heads again are a list in the text, not its contents.
+    listed = text.replace("FIRST ACT", "PROLOGUE")
+    assert without_contents(listed.split("\n"))[1] == []
+
+
 def test_indented_entries_are_chapters_only_where_their_level_runs_longer_than_a_chapter() -> None:
     # Bulleted as lynx writes a contents: the bullets are not part of the titles.
     def text(paragraphs: int) -> str:
