@@ -76,7 +76,7 @@ def failures(entry: dict, books: Path) -> list[str]:
     counts = entry.get("acceptable_chapter_counts") or [entry["expected_chapter_count"]]
     if len(planned.titles) not in counts:
         missed.append(f"{len(planned.titles)} chapters, not {counts}")
-    for want in [*entry["first_titles"], entry["last_title"]]:
+    for want in [*entry["first_titles"], *filter(None, [entry["last_title"]])]:
         if not _found(want, planned.titles):
             missed.append(f"no chapter titled {want!r}")
     for forbidden in entry.get("must_not_contain", []):
