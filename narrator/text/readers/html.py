@@ -7,6 +7,7 @@ import re
 import statistics
 from collections import Counter
 from dataclasses import replace
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from lxml import etree
@@ -318,6 +319,7 @@ def book_from_html(root: etree._Element, fallback_title: str, notes: str = "drop
     linked = _contents_links(root, document)
     _mark_unlisted_end(document, linked)
     _titled_by_contents(document, linked)
+    _levels_from_nested_contents(root, document)
     wrapped, drafts = drafts_at_headings(document.blocks, document.title)
     title, authors = unwrapped_title(wrapped or fallback_title)
     language = _stated_language(root)
@@ -363,6 +365,64 @@ def _contents_links(root: etree._Element, document: Document) -> dict[int, str]:
         if not linked.get(index) or (listed and not _names_something(linked[index])):
             linked[index] = words if listed else ""
     return linked if len(linked) >= CONTENTS_LINKS else {}
+
+
+# A contents entry's own number before its title: "1.", "2.3.", "5.1".
+_ENTRY_NUMBER = re.compile(r"^\s*\d{1,3}(?:\.\d{1,3})*\.?\s+")
+
+
+def _nested_contents(root: etree._Element) -> list[list[tuple[int, str]]]:
+    """Each outermost list of links that nests lists (a sidebar's "1. Getting Started" over
+    "1.1. Why Async?"): its entries in order, each with its depth and its link's words."""
+    lists = []
+    for outer in root.iter("ol", "ul"):
+        if any(tag_of(above) in ("ol", "ul") for above in outer.iterancestors()):
+            continue
+        entries = []
+        for item in outer.iter("li"):
+            link = next(item.iterchildren("a"), None)
+            words = squash(text_of(link)) if link is not None else ""
+            if words:
+                depth = sum(tag_of(above) in ("ol", "ul") for above in item.iterancestors()) - 1
+                entries.append((depth, words))
+        if len({depth for depth, _ in entries}) > 1:
+            lists.append(entries)
+    return lists
+
+
+def _levels_from_nested_contents(root: etree._Element, document: Document) -> None:
+    """Where the page's own nested contents (a sidebar listing pages, their sections under them)
+    answers its headings in order, its outermost entries are the chapters, under the entries'
+    words ("1. Getting Started"), and every other heading a section inside them. An entry alone
+    between two answering pairs answers the one heading set highest between them ("5. Streams"
+    and "The Stream Trait", its page's heading). Aligned by difflib on the titles' letters."""
+    blocks = document.blocks
+    headings = [n for n, b in enumerate(blocks) if b.heading and not b.boilerplate]
+    for entries in _nested_contents(root):
+        keys = [title_key(_ENTRY_NUMBER.sub("", words)) for _, words in entries]
+        matcher = SequenceMatcher(None, keys, [title_key(blocks[n].text) for n in headings], autojunk=False)
+        pairs: dict[int, int] = {}  # heading block -> entry
+        for kind, e1, e2, h1, h2 in matcher.get_opcodes():
+            if kind == "equal":
+                pairs |= {headings[h]: e for h, e in zip(range(h1, h2), range(e1, e2), strict=True)}
+            elif kind == "replace" and e2 - e1 == 1:
+                # One entry between answering pairs: its page's heading is the one set highest there.
+                levels = [blocks[headings[h]].heading for h in range(h1, h2)]
+                if levels.count(min(levels)) == 1:
+                    pairs[headings[h1 + levels.index(min(levels))]] = e1
+        outer = [e for e in pairs.values() if entries[e][0] == 0]
+        if len(outer) < CONTENTS_LINKS or len(outer) == len(pairs):
+            continue
+        deepest = max(depth for depth, _ in entries)
+        first = min(pairs)
+        for n in headings:
+            if n in pairs:
+                depth, words = entries[pairs[n]]
+                text = words if depth == 0 else blocks[n].text
+                blocks[n] = replace(blocks[n], text=text, heading=min(depth + 1, 6))
+            elif n > first:
+                blocks[n] = replace(blocks[n], heading=min(deepest + 2, 6))
+        return
 
 
 #: A paragraph a contents links to is a heading set as text when it is no longer than this.

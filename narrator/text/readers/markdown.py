@@ -282,6 +282,11 @@ def _footnotes(tokens: list[Token]) -> dict[str, str]:
     return notes
 
 
+# A word in braces set on inline code, which the attributes plugin does not take for attributes:
+# Vim's tutor marks keys to type "`dw`{normal}" and commands "`:q`{vim}".
+_CODE_ATTRIBUTE = re.compile(r"(?<=`)\{[\w.#:= -]{1,40}\}")
+
+
 # Hugo's and Zola's front matter: TOML between "+++" lines.
 _TOML_FRONT_MATTER = re.compile(r"\A\+\+\+[ \t]*\n(.*?\n)\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
 
@@ -387,6 +392,9 @@ def parse_markdown(text: str, title: str, notes: str = "drop") -> Book:
     text, count = TEMPLATE_LINE.subn("", clean_text(text))
     if count:
         unread["template tags and placeholders ({% … %}, {{ … }}, << … >>)"] += count
+    text, count = _CODE_ATTRIBUTE.subn("", text)
+    if count:
+        unread["attributes set on inline code ('`dw`{normal}')"] += count
     text, toml = _toml_front_matter(text)
     text, title_block = _title_block(_markdown_in_divs(text))
     tokens = _PARSER.parse(text)

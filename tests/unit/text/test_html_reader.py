@@ -518,3 +518,56 @@ def test_credits_and_a_licence_closing_a_picture_book_are_not_read_and_an_unnumb
     said = " ".join(p for c in body for p in c.paragraphs)
     assert "Created by" not in said and "Creative Commons" not in said and "Smile in French" not in said
     assert said.endswith("sauf Sizwe.")
+
+
+def test_a_nested_sidebar_contents_sets_the_chapters_and_their_titles(tmp_path: Path) -> None:
+    # An mdBook print page: the sidebar lists pages, their sections nested under them; the text
+    # gives each page an <h1>, whatever its depth, and some pages a heading of other words.
+    def page(heading: str, level: int = 1) -> str:
+        words = f"The {heading.lower()} page says a good deal about it, and says it at length. " * 12
+        return f"<h{level}>{heading}</h{level}><p>{words}</p>"
+
+    entries = [
+        (0, "1. Getting Started"),
+        (1, "1.1. Why Async?"),
+        (0, "2. Under the Hood"),
+        (1, "2.1. The Future Trait"),
+        (0, "3. Pinning"),
+        (0, "4. Streams"),
+        (1, "4.1. Iteration and Concurrency"),
+        (0, "5. TODO: The Ecosystem"),
+    ]
+    items = "".join(
+        f'<li><a href="p{n}.html">{words}</a></li>'
+        if depth == 0
+        else f'<li><ol><li><a href="p{n}.html">{words}</a></li></ol></li>'
+        for n, (depth, words) in enumerate(entries)
+    )
+    body = "".join(
+        [
+            page("Getting Started"),
+            page("Why Async?", 2),
+            page("Under the Hood"),
+            page("The Future Trait"),
+            page("Pinning"),
+            page("How to Use Pinning", 2),
+            page("The Stream Trait"),
+            page("Iteration and Concurrency"),
+        ]
+    )
+    html = f'<html><body><nav><ol class="chapter">{items}</ol></nav><main>{body}</main></body></html>'
+    book = read_book(_write(tmp_path, "print.html", html))
+    assert [c.title for c in book.chapters if c.kind == "body"] == [
+        "1. Getting Started",
+        "2. Under the Hood",
+        "3. Pinning",
+        "4. Streams",
+    ]
+    streams = next(c for c in book.chapters if c.kind == "body" and c.title == "4. Streams").paragraphs
+    assert "Iteration and Concurrency" in streams
+    # A flat list of links sets nothing: the headings stay the chapters, under their own words.
+    flat = html.replace("<li><ol>", "").replace("</ol></li>", "")
+    flat_titles = [
+        c.title for c in read_book(_write(tmp_path, "flat.html", flat)).chapters if c.kind == "body"
+    ]
+    assert flat_titles[:2] == ["Getting Started", "Under the Hood"]

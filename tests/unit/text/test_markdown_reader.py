@@ -373,3 +373,15 @@ def test_hugo_toml_front_matter_is_metadata_never_text(tmp_path: Path) -> None:
     spoken = " ".join(p for c in book.chapters for p in c.paragraphs)
     assert "license" not in spoken and "fictícia" not in spoken and "+++" not in spoken
     assert "Tombatossals és en realitat" in spoken
+
+
+def test_a_word_in_braces_set_on_inline_code_is_not_read(tmp_path: Path) -> None:
+    # Vim's tutor: keys to type tagged {normal}, commands {vim}; the code itself is kept.
+    path = tmp_path / "tutor.md"
+    path.write_text(
+        "# Lesson 1\n\nType `dw`{normal} to delete a word, then `:wq`{vim} to save and quit the editor.\n",
+        encoding="utf-8",
+    )
+    spoken = " ".join(p for c in read_book(path).chapters for p in c.paragraphs)
+    assert "{normal}" not in spoken and "{vim}" not in spoken and "normal" not in spoken
+    assert "dw" in spoken and ":wq" in spoken
