@@ -63,18 +63,18 @@ def _identifier() -> LanguageIdentifier:
 
 
 def _passages(book: Book) -> list[str]:
-    """Up to PASSAGES runs of body text spread evenly over the book, each about PASSAGE_CHARS long."""
-    paragraphs = [p for c in book.chapters if c.kind == "body" for p in c.paragraphs if p.strip()]
-    step = max(1, len(paragraphs) // PASSAGES)
+    """Up to PASSAGES runs of body text of about PASSAGE_CHARS each, spread evenly over its
+    characters: a long paragraph gives as many as its length is worth (a poem set as one paragraph
+    outweighs its two-line Latin epigraph), a short book fewer."""
+    text = " ".join(p for c in book.chapters if c.kind == "body" for p in c.paragraphs if p.strip())
+    step = max(PASSAGE_CHARS, len(text) // PASSAGES)
     passages = []
-    for start in range(0, len(paragraphs), step):
-        passage = ""
-        for paragraph in paragraphs[start : start + step]:
-            passage = f"{passage} {paragraph}"
-            if len(passage) >= PASSAGE_CHARS:
-                break
-        passages.append(passage.strip())
-    return passages[:PASSAGES]
+    for start in range(0, len(text), step):
+        # From the word a cut lands in to the end of the word PASSAGE_CHARS on.
+        begin = text.rfind(" ", 0, start) + 1
+        end = text.find(" ", start + PASSAGE_CHARS)
+        passages.append(text[begin : end if end >= 0 else len(text)].strip())
+    return [p for p in passages if p][:PASSAGES]
 
 
 def identify(book: Book) -> tuple[Identified | None, Counter[str]]:

@@ -34,6 +34,7 @@ from narrator.text.readers.titles import (
 )
 from narrator.text.readers.xhtml import (
     BLOCK_TAGS,
+    PAGE_FOOTER,
     UNLISTED,
     Block,
     Document,
@@ -320,10 +321,17 @@ def book_from_html(root: etree._Element, fallback_title: str, notes: str = "drop
     _mark_unlisted_end(document, linked)
     _titled_by_contents(document, linked)
     _levels_from_nested_contents(root, document)
+    footer = [b.text for b in document.blocks if PAGE_FOOTER in b.types and b.text]
+    document.blocks = [b for b in document.blocks if PAGE_FOOTER not in b.types]
     wrapped, drafts = drafts_at_headings(document.blocks, document.title)
     title, authors = unwrapped_title(wrapped or fallback_title)
     language = _stated_language(root)
     chapters, dropped = build_chapters(drafts, title)
+    if footer:
+        dropped = (
+            f"not read: {footer[0][:60]!r} and {len(footer) - 1} more paragraphs: the page's footer",
+            *dropped,
+        )
     return Book(
         title,
         chapters,

@@ -311,14 +311,19 @@ def _without_opening_notices(blocks: list[tuple[int, str]]) -> tuple[list[tuple[
     return blocks, dropped
 
 
+# A title of a few words set with a full stop, as old printings set them: "Espero.", "Der Zauberlehrling."
+_TITLE_WITH_STOP = re.compile(r"[^\W\d_][\w'\u2019-]*(?: [\w'\u2019-]+){0,2}\.")
+
+
 def _is_title_like(line: str) -> bool:
-    """A short line that may be a book's title: not a sentence, a rule, a chapter's heading, a
-    number, a label or matter's name."""
+    """A short line that may be a book's title: not a sentence (a few words with a full stop may
+    be), a rule, a chapter's heading, a number, a label or matter's name."""
+    stopped = _TITLE_WITH_STOP.fullmatch(line) is not None and line[0].isupper()
     return not (
         not line
         or "|" in line
         or len(line.split()) > TITLE_LINE_WORDS
-        or SENTENCE_END.search(line)
+        or (SENTENCE_END.search(line) and not stopped)
         or line.endswith((":", ",", ";"))
         or line.startswith(("#", "[", "(", "..", "-", "*"))
         or SCENE_BREAK.match(line)

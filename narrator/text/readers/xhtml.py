@@ -81,6 +81,10 @@ ERRATA = "errata"
 GLOSSARY = "glossary"
 #: ... and what follows the last chapter a page's own contents links to (its advertisements).
 UNLISTED = "unlisted"
+#: ... and a web page's own footer, the role ARIA gives a <footer> outside any article or section.
+PAGE_FOOTER = "contentinfo"
+# The elements inside which a <footer> is a section's, not the page's.
+_SECTIONING = frozenset({"article", "aside", "main", "nav", "section"})
 _NOTE_TYPES = frozenset({"footnote", "endnote", "rearnote", "note"})
 _NOTE_CLASS = re.compile(r"footnote|noteref|fnref")
 _NOTE_MARK = re.compile(r"^\s*(\[\s*\d+\s*\]|\(\s*\d+\s*\)|[*†‡§¶]+)\s*$")
@@ -532,6 +536,8 @@ class _Extractor:
             extra = types_of(element)
             if tag == "table" and _corrects(element):
                 extra.add(ERRATA)
+            if tag == "footer" and not any(tag_of(above) in _SECTIONING for above in element.iterancestors()):
+                extra.add(PAGE_FOOTER)
             inner = _Context(
                 poem=context.poem or _is_poem(element),
                 pre=context.pre or tag == "pre",

@@ -85,3 +85,11 @@ def test_a_statement_of_a_close_neighbour_of_what_the_text_reads_as_is_kept() ->
     book = settle_language(_book(riksmaal * 6, "nb-NO", "OPF dc:language"))
     assert book.language == "nb-NO"
     assert "close neighbour" in book.notes[-1]
+
+
+def test_passages_are_drawn_by_characters_so_a_long_paragraph_outweighs_short_ones() -> None:
+    # A long Italian poem set as one paragraph between two lines of Latin (an epigraph, a note).
+    italian = "Perchè si viva alla mia mente splendi o dei passati orrori idea funesta? " * 60
+    latin = "Crudelis ubique luctus, ubique pavor, et plurima mortis imago."
+    book = Book("T", (Chapter("L'Inverno", (latin, italian, latin)),), language="en")
+    assert settle_language(book).language == "it"

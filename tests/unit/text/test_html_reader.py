@@ -571,3 +571,20 @@ def test_a_nested_sidebar_contents_sets_the_chapters_and_their_titles(tmp_path: 
         c.title for c in read_book(_write(tmp_path, "flat.html", flat)).chapters if c.kind == "body"
     ]
     assert flat_titles[:2] == ["Getting Started", "Under the Hood"]
+
+
+def test_the_page_s_footer_is_not_read_and_a_section_s_footer_is(tmp_path: Path) -> None:
+    words = "GNU social é a continuación do proxecto StatusNet, un software libre de redes sociais. " * 8
+    page = (
+        f"<html><body><h1>GNU social</h1><section><h2>O proxecto</h2><p>{words}</p>"
+        "<footer><p>Publicado o 3 de marzo.</p></footer></section>"
+        f"<section><h2>Axuda ao proxecto</h2><p>{words}</p></section>"
+        "<footer><p>Copyright 2010-2019 Free Software Foundation, Inc.</p>"
+        "<p>Este sitio web ten licenza CC-BY-SA.</p></footer></body></html>"
+    )
+    book = read_book(_write(tmp_path, "index.html", page))
+    assert [c.title for c in book.chapters if c.kind == "body"] == ["O proxecto", "Axuda ao proxecto"]
+    spoken = " ".join(p for c in book.chapters if c.kind == "body" for p in c.paragraphs)
+    assert "Publicado o 3 de marzo." in spoken
+    assert "licenza" not in spoken and "Copyright" not in spoken
+    assert any("the page's footer" in note for note in book.notes)

@@ -558,6 +558,9 @@ def test_a_plain_text_s_first_line_standing_alone_is_its_title_and_a_byline_abov
     assert read_book(_write(tmp_path, "andersen.txt", tagged)).title == "Snedronningen"
     # A sentence is no title: the file's name is.
     assert read_book(_write(tmp_path, "pikovaya.txt", f"{prose}\n{prose}")).title == "Pikovaya"
+    # A title of a word or two set with a full stop, as old printings set them, is one.
+    verse = "En la mondon venis nova sento,\nTra la mondo iras forta voko;\n"
+    assert read_book(_write(tmp_path, "versy.txt", f"Espero.\n\n{verse}\n{verse}")).title == "Espero"
 
 
 def test_a_boxed_notice_and_empty_fields_are_not_read_and_the_line_the_file_is_named_for_is_the_title(
