@@ -102,11 +102,11 @@ class _Epub:
         container = self.archive.find(_CONTAINER)
         if container is None:
             raise BookError(f"{path}: not an EPUB: {_CONTAINER} is missing")
+        self.notes: list[str] = []
         self.opf_path = self._rootfile(self.archive.xml(container))
         self.opf = self.archive.xml(self.opf_path)
         self.manifest = self._manifest()
         self.documents: dict[str, Document] = {}
-        self.notes: list[str] = []
         #: Spine documents marked linear="no": outside the reading order.
         self.auxiliary: set[str] = set()
 
@@ -133,6 +133,13 @@ class _Epub:
             found = self.archive.find(unquote(rootfile.get("full-path", "")).lstrip("/"))
             if found:
                 return found
+        # A container pointing at the wrong path, where the EPUB holds one package document: that one,
+        # as reading systems take it.
+        packages = sorted(name for name in self.archive.names if name.lower().endswith(".opf"))
+        if len(packages) == 1:
+            named = rootfiles[0].get("full-path", "") if rootfiles else ""
+            self.notes.append(f"{_CONTAINER} names {named!r}, which is not in the EPUB: read {packages[0]!r}")
+            return packages[0]
         raise BookError(f"{self.path}: {_CONTAINER} names no package document (.opf) that is in the EPUB")
 
     def _manifest(self) -> dict[str, _Item]:

@@ -558,6 +558,23 @@ def test_container_naming_no_package(tmp_path: Path) -> None:
     assert ".opf" in _error(path)
 
 
+def test_a_container_pointing_astray_is_read_through_the_one_package_there_is(tmp_path: Path) -> None:
+    # A hand-made EPUB's container says "content.opf"; the package is at OEBPS/content.opf.
+    astray = CONTAINER.replace('full-path="OEBPS/content.opf"', 'full-path="content.opf"')
+    text = "<p>" + "A bruxa mexia o caldeirão devagar, a contar as voltas. " * 20 + "</p>"
+    files = {"a.xhtml": page(f"<h1>A bruxa</h1>{text}")}
+    package = opf([("a", "a.xhtml", "application/xhtml+xml", "")], ["a"])
+    path = write_epub(tmp_path / "astray.epub", files, package, {"META-INF/container.xml": astray})
+    book = read_book(path)
+    assert book.chapters[0].paragraphs and "bruxa" in book.chapters[0].paragraphs[0]
+    assert any("'content.opf', which is not in the EPUB: read 'OEBPS/content.opf'" in n for n in book.notes)
+    # Two packages and a container naming neither: which one is the book is not the reader's guess.
+    two = write_epub(
+        tmp_path / "two.epub", files, package, {"META-INF/container.xml": astray, "OEBPS/other.opf": package}
+    )
+    assert ".opf" in _error(two)
+
+
 def test_drm_encrypted_epub_is_refused(tmp_path: Path) -> None:
     encryption = (
         '<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
