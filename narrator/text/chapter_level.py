@@ -18,6 +18,7 @@ from narrator.core.book import CHARS_PER_MINUTE, LONGEST_CHAPTER_CHARS, Chapter,
 from narrator.text.readers.matter import opens_an_abstract
 from narrator.text.readers.titles import (
     CJK_CHAPTER_AFTER_SENTENCE,
+    CJK_DIVISION_WORDS,
     NUMBERED_HEADINGS,
     PART_WORDS,
     bare_number,
@@ -170,7 +171,7 @@ def at_chapter_lines(chapters: Sequence[Chapter], book_title: str) -> tuple[list
 
 
 # The character that names a Chinese or Japanese division: 回 in "第二回 …".
-_CJK_DIVISION_WORD = re.compile(r"\s*第[^回章夜节節卷巻篇]*([回章夜节節卷巻篇])")
+_CJK_DIVISION_WORD = re.compile(rf"\s*第[^{CJK_DIVISION_WORDS}]*([{CJK_DIVISION_WORDS}])")
 
 
 def _division(line: str) -> str:

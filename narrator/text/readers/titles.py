@@ -96,7 +96,9 @@ def chapter_line(line: str) -> re.Match[str] | None:
 
 # A Chinese or Japanese chapter line: "第一回 …", "第十二章", "第三夜" (回 and 章 chapters, 夜 nights,
 # 节/節 sections, 卷/巻 volumes).
-_CJK_DIVISION = r"第[一二三四五六七八九十百千〇零两0-9０-９]+[回章夜节節卷巻篇]"
+#: The characters that name a Chinese or Japanese division.
+CJK_DIVISION_WORDS = "回章夜节節卷巻篇"
+_CJK_DIVISION = rf"第[一二三四五六七八九十百千〇零两0-9０-９]+[{CJK_DIVISION_WORDS}]"
 CJK_CHAPTER_LINE = re.compile(rf"^\s*{_CJK_DIVISION}(?P<name>\s.*)?$")
 #: ... and one set at the end of a paragraph, after its last sentence (a text's line breaks lost
 #: when it was made an EPUB): "…便知分曉。 第二回 廣源店股東拆股 馬鞍街星士談星".
