@@ -15,7 +15,7 @@ import re
 
 from narrator.core.book import Book
 from narrator.text.readers.decode import squash
-from narrator.text.readers.matter import build_chapters
+from narrator.text.readers.matter import AOZORA_COLOPHON, build_chapters
 from narrator.text.readers.titles import bare_number
 from narrator.text.readers.xhtml import Block, Draft
 
@@ -25,7 +25,6 @@ _HEADING = re.compile(r"［＃「(?P<title>[^」]+)」は(?P<level>大|中|小)�
 _LEVELS = {"大": 1, "中": 2, "小": 3}
 _NOTE = re.compile(r"［＃[^］]*］")
 _RUBY = re.compile(r"《[^》]*》")
-_COLOPHON = re.compile(r"^底本[：:]")
 # A heading set between two notes, 小見出し … 小見出し終わり, rather than named after its line.
 _ENCLOSED_HEADING = re.compile(r"［＃(?P<level>大|中|小)見出し］(?P<title>.*?)［＃(?P=level)見出し終わり］")
 # A Roman numeral the character set lacks, as a note naming its number (ローマ数字2).
@@ -43,7 +42,7 @@ _PROSE_LINE = re.compile(r"^(\u3000(?!\u3000)|[「『（(])")
 def is_aozora(text: str) -> bool:
     """Whether a text is in Aozora notation: its legend, or its editor notes and colophon."""
     return _LEGEND in text[:5000] or (
-        "［＃" in text and re.search(r"^底本[：:]", text, re.MULTILINE) is not None
+        "［＃" in text and any(AOZORA_COLOPHON.match(line) for line in text.splitlines())
     )
 
 
@@ -108,7 +107,7 @@ def parse_aozora(text: str) -> Book:
     dashes = [n for n, line in enumerate(lines[:200]) if _DASHES.match(line)]
     if len(dashes) >= 2 and any(_LEGEND in line for line in lines[dashes[0] : dashes[1]]):
         start = dashes[1] + 1
-    end = next((n for n, line in enumerate(lines) if _COLOPHON.match(line)), len(lines))
+    end = next((n for n, line in enumerate(lines) if AOZORA_COLOPHON.match(line)), len(lines))
     body = lines[start:end]
     plains = [_plain(line) for line in body]
     verse = _verse_lines(body, plains)

@@ -526,8 +526,9 @@ def _stated_authors(root: etree._Element) -> tuple[str, ...]:
 
 
 def _stated_language(root: etree._Element) -> str:
-    """The language the root element states (lang, or xml:lang in XHTML), or ""."""
-    for name in ("lang", "{http://www.w3.org/XML/1998/namespace}lang"):
+    """The language the root element states (lang, or xml:lang in XHTML, as the XML parser or the
+    forgiving HTML one reads it), or ""."""
+    for name in ("lang", "{http://www.w3.org/XML/1998/namespace}lang", "xml:lang"):
         if tag := well_formed_tag(root.get(name) or ""):
             return tag
     return ""

@@ -149,6 +149,8 @@ _LICENCE_ID = re.compile(
     # A Creative Commons licence by its full name, left in English by translations too.
     r"|\bAttribution(?:-(?:NonCommercial|ShareAlike|NoDerivs|NoDerivatives))*\s+\d\.\d\b"
     r"|\bGNU (?:Free Documentation|(?:Lesser )?General Public) Licen[cs]e\b|\bGFDL\b|\bMIT Licen[cs]e\b"
+    # The GPL by its short name and version, which translations keep: "GPL v2", "GPLv3", "LGPL-2.1".
+    r"|\b(?:A|L)?GPL[ -]?v?[123](?:\.\d)?\b"
 )
 _COPYRIGHT_DETAIL = re.compile(
     r"all rights reserved|\bISBN\b|published by|first published"
@@ -608,6 +610,22 @@ _THE_END = re.compile(
 AFTER_THE_END_SHARE = 0.5
 
 
+# Aozora Bunko's colophon opens on the print edition the text was keyed from ("底本", then a colon,
+# full width or not), in its plain text and its XHTML alike.
+AOZORA_COLOPHON = re.compile("^底本[\uff1a:]")
+
+
+def _drop_colophon(draft: Draft) -> list[str]:
+    """Drop Aozora Bunko's colophon and what follows it (its notes on the notation, the library
+    card link) from the last chapter: the edition's record and the volunteers' credits."""
+    start = next((n for n, b in enumerate(draft.blocks) if b.text and AOZORA_COLOPHON.match(b.text)), None)
+    if start is None:
+        return []
+    gone = [b.text for b in draft.blocks[start:] if b.text]
+    del draft.blocks[start:]
+    return [f"not read: {gone[0][:60]!r} and {len(gone) - 1} more paragraphs: Aozora Bunko's colophon"]
+
+
 def _drop_after_the_end(draft: Draft) -> list[str]:
     """Drop what follows the line that ends the book ("FINIS.", "THE END") in its last chapter,
     where it is shorter than the chapter's text: a printer's imprint, a transcriber's errata, how
@@ -745,6 +763,7 @@ def build_chapters(drafts: list[Draft], book_title: str) -> tuple[tuple[Chapter,
             notes += _drop_contents_lines(draft, keys[n + 1 :])
     if body := [d for d, rule in zip(drafts, rules, strict=True) if not rule]:
         notes += _drop_closing_sections(body[-1], book_title)
+        notes += _drop_colophon(body[-1])
         notes += _drop_after_the_end(body[-1])
         notes += _drop_closing_address(body[-1])
         notes += _drop_closing_fields(body[-1])

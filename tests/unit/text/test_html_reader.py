@@ -588,3 +588,25 @@ def test_the_page_s_footer_is_not_read_and_a_section_s_footer_is(tmp_path: Path)
     assert "Publicado o 3 de marzo." in spoken
     assert "licenza" not in spoken and "Copyright" not in spoken
     assert any("the page's footer" in note for note in book.notes)
+
+
+def test_an_aozora_xhtml_page_states_its_language_and_its_colophon_is_not_read(tmp_path: Path) -> None:
+    poem = "ひるはどこもがひかるんだ。<br />みてるとどこもがひかるんだ。<br /><br />" * 3
+    page = (
+        '<?xml version="1.0" encoding="Shift_JIS"?>\n'
+        '<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="ja">'
+        "<head><title>新美南吉 ひかる</title></head><body>"
+        '<div class="metadata"><h1 class="title">ひかる</h1><h2 class="author">新美南吉</h2></div>'
+        f'<div class="main_text">{poem}</div><div class="bibliographical_information"><hr />'
+        "底本：「日本児童文学大系　第二八巻」ほるぷ出版<br />入力：菅野朋子<br />"
+        "校正：noriko saito<br /></div>"
+        '<div class="notation_notes"><hr />●表記について<ul><li>XHTML1.1 にそった形式</li></ul></div>'
+        "</body></html>"
+    )
+    book = read_book(_write(tmp_path, "hikaru.html", page.encode("shift_jis")))
+    assert book.language == "ja"
+    spoken = " ".join(p for c in book.chapters if c.kind == "body" for p in c.paragraphs)
+    assert "ひかるんだ" in spoken
+    for unread in ("底本", "入力", "校正", "表記について"):
+        assert unread not in spoken
+    assert any("Aozora Bunko's colophon" in note for note in book.notes)

@@ -385,3 +385,20 @@ def test_a_word_in_braces_set_on_inline_code_is_not_read(tmp_path: Path) -> None
     spoken = " ".join(p for c in read_book(path).chapters for p in c.paragraphs)
     assert "{normal}" not in spoken and "{vim}" not in spoken and "normal" not in spoken
     assert "dw" in spoken and ":wq" in spoken
+
+
+def test_a_section_that_grants_the_gpl_by_its_short_name_is_the_licence(tmp_path: Path) -> None:
+    path = tmp_path / "README_CY.md"
+    words = "Mae'r ategyn hwn yn ychwanegu lleisiau niwral Cymraeg at y darllenydd sgrin NVDA. " * 12
+    path.write_text(
+        f"# Lleisiau Niwral\n\n{words}\n\n# Gosod\n\n{words}\n\n# Trwydded\n\n"
+        "Hawlfraint(c) 2024-2026, Stephen Russell, Prifysgol Bangor.\n\n"
+        "Mae'r feddalwedd hon wedi'i thrwyddedu o dan Y DRWYDDED GYHOEDDUS GYFFREDINOL GNU "
+        "Fersiwn 2 (GPL v2).\n",
+        encoding="utf-8",
+    )
+    book = read_book(path)
+    assert [c.title for c in book.chapters if c.kind == "body"] == ["Lleisiau Niwral", "Gosod"]
+    assert (
+        next(c for c in book.chapters if c.title == "Trwydded").skipped_by == "licence page (names a licence)"
+    )
