@@ -678,12 +678,17 @@ CLOSING_ADDRESS_WORDS = 40
 def _drop_closing_address(draft: Draft) -> list[str]:
     """Drop the book's last paragraph where it is short and gives a web address: a library's or
     a site's terms of use in the book's own language ("… www.bahai.org/fa/legal …"), which no
-    list of wordings can know."""
+    list of wordings can know. A notice stands apart: where another paragraph of the closing
+    section gives an address too, the section cites its sources ("Attribution"), and the last
+    of them is the author's."""
     texts = [n for n, b in enumerate(draft.blocks) if b.text and not b.heading]
     if len(texts) < 2:
         return []
     last = draft.blocks[texts[-1]]
     if not _WEB_ADDRESS.search(last.text) or words(last.text) > CLOSING_ADDRESS_WORDS:
+        return []
+    section = next((n for n in range(texts[-1], -1, -1) if draft.blocks[n].heading), -1)
+    if any(_WEB_ADDRESS.search(draft.blocks[n].text) for n in texts[:-1] if n > section):
         return []
     del draft.blocks[texts[-1]]
     return [f"not read: the closing paragraph {last.text[:60]!r}: a web address after the book's text"]

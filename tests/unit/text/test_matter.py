@@ -258,6 +258,14 @@ def test_what_follows_the_end_and_a_closing_web_address_are_not_read_but_a_long_
     terms = "این سند از کتابخانهٔ مراجع بهائی دانلود شده است. www.bahai.org/fa/legal استفاده نمائید."
     chapters, notes = build_chapters([Draft("هفت وادی", [Block(PROSE), Block(terms)])], "هفت وادی")
     assert chapters[0].paragraphs == (PROSE,) and "a web address" in notes[-1]
+    # Under a heading that cites its sources, the last address is the author's, as the others are.
+    sources = [
+        Block("Pripisovanje", heading=2),
+        Block("Ta kodeks je prilagojen po zavezi, na voljo na https://www.contributor-covenant.org/sl."),
+        Block("Za odgovore glejte pogosta vprašanja na https://www.contributor-covenant.org/faq."),
+    ]
+    chapters, _ = build_chapters([Draft("Kodeks ravnanja", [Block(PROSE), *sources])], "Kodeks")
+    assert chapters[0].paragraphs[-1].startswith("Za odgovore glejte")
 
 
 def test_a_colophon_that_says_author_and_title_in_one_line_goes_and_dialogue_after_a_title_page_stays() -> (
