@@ -25,6 +25,7 @@ from narrator.text.readers.titles import (
     byline,
     chapter_line,
     chapter_run,
+    division_key,
     heads_a_chapter,
     title_key,
 )
@@ -176,9 +177,10 @@ _CJK_DIVISION_WORD = re.compile(rf"\s*第[^{CJK_DIVISION_WORDS}]*([{CJK_DIVISION
 
 def _division(line: str) -> str:
     """The kind of division a chapter line heads: "act" for "ACT II.", "回" for "第二回 …"."""
-    heading = chapter_line(line)
+    if key := division_key(line):
+        return key.rpartition(" ")[0]
     cjk = _CJK_DIVISION_WORD.match(line)
-    return heading.group(1).lower() if heading else cjk.group(1) if cjk else ""
+    return cjk.group(1) if cjk else ""
 
 
 def _split_at(chapter: Chapter, split: Chapter, lines: list[int], book_title: str) -> list[Chapter]:

@@ -41,9 +41,7 @@ _PROSE_LINE = re.compile(r"^(\u3000(?!\u3000)|[「『（(])")
 
 def is_aozora(text: str) -> bool:
     """Whether a text is in Aozora notation: its legend, or its editor notes and colophon."""
-    return _LEGEND in text[:5000] or (
-        "［＃" in text and any(AOZORA_COLOPHON.match(line) for line in text.splitlines())
-    )
+    return _LEGEND in text[:5000] or ("［＃" in text and AOZORA_COLOPHON.search(text) is not None)
 
 
 def _plain(line: str) -> str:

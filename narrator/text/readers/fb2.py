@@ -231,10 +231,10 @@ def read_fb2(path: Path, notes: str = "drop") -> Book:
     try:
         try:
             root = parse_xhtml(data)
-        except etree.XMLSyntaxError as error:
+        except etree.XMLSyntaxError:
             data, undefined = _without_undefined_entities(data)
             if not undefined:
-                raise error from None
+                raise
             root = parse_xhtml(data)
     except (etree.XMLSyntaxError, ValueError) as error:
         raise BookError(f"{path}: not a readable FB2: not well-formed XML ({first_line(error)})") from None

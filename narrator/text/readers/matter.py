@@ -612,7 +612,7 @@ AFTER_THE_END_SHARE = 0.5
 
 # Aozora Bunko's colophon opens on the print edition the text was keyed from ("底本", then a colon,
 # full width or not), in its plain text and its XHTML alike.
-AOZORA_COLOPHON = re.compile("^底本[\uff1a:]")
+AOZORA_COLOPHON = re.compile("^底本[\uff1a:]", re.MULTILINE)
 
 
 def _drop_colophon(draft: Draft) -> list[str]:

@@ -160,18 +160,18 @@ def _unlabelled_contents(lines: list[str]) -> tuple[int, int] | None:
     lines apart, that number one division from one ("ACT I.  Algernon Moncrieff's Flat", "ACT II.
     The Garden", ...), at least three of them, every one of whose divisions heads the text later
     ("FIRST ACT")."""
+    keys = [division_key(line.strip()) if len(line.strip()) <= HEADING_CHARS else "" for line in lines]
     run: list[tuple[int, str]] = []  # each line of the run, with its division key
     for n, line in enumerate([*lines, "-"]):
         if not line.strip():
             continue
-        key = division_key(line.strip()) if len(line.strip()) <= HEADING_CHARS else ""
+        key = keys[n] if n < len(lines) else ""
         if key and run and key == _next_key(run[-1][1]):
             run.append((n, key))
             continue
         if len(run) >= LOCATED_ENTRIES:
             after = run[-1][0] + 1
-            later = {division_key(text.strip()) for text in lines[after:] if len(text) <= HEADING_CHARS}
-            if all(key in later for _, key in run):
+            if {key for _, key in run} <= set(keys[after:]):
                 return _with_label(lines, run[0][0]), after
         run = [(n, key)] if key.endswith(" 1") else []
     return None
